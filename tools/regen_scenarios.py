@@ -1,0 +1,31 @@
+"""Rewrite tests/scenarios/*.expected.jsonl from the current core.
+
+Only after reading the diff: an expected file is a reviewed statement of what
+the clock must do, not a snapshot to refresh blindly.
+
+    .venv/bin/python tools/regen_scenarios.py [NAME ...]
+"""
+
+import io
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCENARIOS = os.path.join(HERE, "..", "tests", "scenarios")
+sys.path.insert(0, os.path.join(HERE, "..", "host"))
+
+from goclock import simulate  # noqa: E402
+
+
+def main(names):
+    files = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
+    for name in names or files:
+        out = io.BytesIO()
+        simulate.run(os.path.join(SCENARIOS, name + ".json"), "cpython", out)
+        with open(os.path.join(SCENARIOS, name + ".expected.jsonl"), "wb") as f:
+            f.write(out.getvalue())
+        print("wrote", name + ".expected.jsonl")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
