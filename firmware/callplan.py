@@ -105,7 +105,7 @@ def profile(name):
     try:
         module = __import__(module_name)
     except ImportError:
-        raise ConfigError("calls: profile %r is not installed on this clock" % (name,))
+        raise ConfigError("calls: profile %r is not installed on this clock" % (name,)) from None
     return module.Profile()
 
 

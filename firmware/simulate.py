@@ -48,7 +48,7 @@ def check_scenario(obj):
     try:
         tc = timecontrol.parse(obj["time_control"])
     except timecontrol.ConfigError as exc:
-        raise ScenarioError("time_control.%s" % exc)
+        raise ScenarioError("time_control.%s" % exc) from None
     events = obj.get("events", [])
     if not isinstance(events, list):
         raise ScenarioError("events: must be a list")

@@ -10,9 +10,8 @@ import json
 import os
 
 import pytest
-from conftest import SCENARIOS, run_micropython
-
 import simulate
+from conftest import SCENARIOS, run_micropython
 from ticks import TICKS_PERIOD
 
 NAMES = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
