@@ -29,13 +29,16 @@ MAX_GAMES = 64
 LINE_BUF = 256  # preallocated record buffer; a longer record grows it (rare)
 SIDES = ("black", "white")
 
-# Name of the value field of each event (the same in log records, protocol
-# event lines and `goclock simulate`).
+# Name of the value field of each clock event, as `goclock simulate` names it;
+# log records and protocol event lines use the same names.
 VALUE_FIELDS = {
     "press": "used_ms",
     "call": "phrase",
-    "period": "periods",
+    "period": "left",
+    "ruling": "ruling",
+    "forfeit": "reason",
     "arrive": "charged_ms",
+    "block": "moves",
     "ignored": "reason",
     "end": "reason",
 }

@@ -55,21 +55,11 @@ import binascii
 import json
 
 from configstore import validate_config, validate_presets
+from gamelog import SIDES, VALUE_FIELDS
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
-SIDES = ("black", "white")
-
-# Name of the value field of each clock event, as `goclock simulate` prints it.
-VALUE_FIELDS = {
-    "press": "used_ms",
-    "call": "phrase",
-    "period": "periods",
-    "arrive": "charged_ms",
-    "late": "charged_ms",
-    "ignored": "reason",
-}
 
 
 class RequestError(ValueError):

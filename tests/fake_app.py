@@ -1,0 +1,131 @@
+"""A small app behind firmware/protocol.py for the protocol tests.
+
+It implements the app interface documented at the top of protocol.py over a
+real GameClock, a ConfigStore and a GameLogStore on a given FS, with a tick
+the test moves by hand. It runs on CPython and on the MicroPython unix port.
+`snapshot()` is everything a request could change, so tests can check that a
+refused request changed nothing.
+"""
+
+import json
+
+import gameclock
+import timecontrol
+from checkpoint import CheckpointStore
+from configstore import ConfigStore
+from gamelog import GameLogStore
+
+SIDES = ("black", "white")
+
+
+class FakeApp:
+    def __init__(self, fs):
+        self.now = 0
+        self.store = ConfigStore(fs)
+        self.store.load()
+        self.logs = GameLogStore(fs)
+        self.checkpoints = CheckpointStore(fs)
+        self.protocol = None  # set by the test to see event lines
+        self.game_start = 0
+        self._new_game(self.store.config["time_control"])
+
+    # -- the clock's listener --------------------------------------------
+
+    def on_clock(self, kind, side, tick, value):
+        t = tick - self.game_start
+        self.logs.record(kind, t, side, value)
+        if self.protocol is not None:
+            self.protocol.clock_event(kind, side, t, value)
+
+    def _new_game(self, tc_json):
+        self.tc = timecontrol.parse(tc_json)
+        self.clock = gameclock.GameClock(self.tc, self)
+        self.game_start = self.now
+        self.logs.begin(0, {"time_control": self.tc.to_json()})
+
+    def _checkpoint(self):
+        data = {"game": self.logs.current, "clock": self.clock.checkpoint(self.now)}
+        self.checkpoints.save(data, self.now)
+
+    # -- the app interface -----------------------------------------------
+
+    def info(self):
+        return {
+            "version": "test",
+            "board": "fake",
+            "flash_free": self.logs.fs.free(),
+            "ram_free": 0,
+            "battery_mv": None,
+        }
+
+    def status(self):
+        c = self.clock
+        c.advance(self.now)
+        return {
+            "state": c.state,
+            "turn": SIDES[c.turn] if c.turn >= 0 else None,
+            "black": c.side_status(0, self.now),
+            "white": c.side_status(1, self.now),
+            "time_control": self.tc.to_json(),
+            "game": self.logs.current,
+            "moves": c.moves_made,
+        }
+
+    def get_config(self):
+        return dict(self.store.config)
+
+    def set_config(self, cfg):
+        if self.clock.state == gameclock.RUNNING:
+            raise ValueError("clock is running: pause it first")
+        self.store.save(config=cfg)
+        self.logs.record("config", self.now - self.game_start, None, None, {"config": cfg})
+
+    def get_presets(self):
+        return list(self.store.presets)
+
+    def set_presets(self, presets):
+        self.store.save(presets=presets)
+
+    def pause(self):
+        if not self.clock.pause(self.now):
+            raise ValueError(self.clock.reason)
+        self._checkpoint()
+
+    def resume(self):
+        if not self.clock.resume(self.now):
+            raise ValueError(self.clock.reason)
+
+    def reset(self, preset):
+        tc = self.store.config["time_control"]
+        if preset is not None:
+            tc = self.store.presets[preset]["time_control"]
+        self.logs.end(self.now - self.game_start, "reset")
+        self.checkpoints.clear()
+        self._new_game(tc)
+
+    def press(self, side):
+        c = self.clock
+        if c.state == gameclock.IDLE:
+            ok = c.start(self.now)  # a press in idle starts the first side's clock
+        else:
+            ok = c.press(self.now, side)
+        if ok:
+            self._checkpoint()
+        return ok, (None if ok else c.reason)
+
+    def time_set(self, side, main_ms, periods, period_ms, moves):
+        self.clock.adjust(side, main_ms, periods, period_ms, moves, now=self.now)
+
+    def snapshot(self):
+        """Everything a request may change, as comparable JSON text."""
+        st = self.status()
+        return json.dumps(
+            [
+                st,
+                self.store.config,
+                self.store.presets,
+                self.logs.list(),
+                self.logs.current,
+                self.protocol.watching if self.protocol else None,
+            ]
+        )
