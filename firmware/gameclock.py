@@ -68,6 +68,9 @@ class _Side:
         self.ran = 0  # ms this side's clock has run in the game
         self.flagged = False
         self.absent = False
+        self.table_left = -1  # the call table below is for this many periods left
+        self.offsets = ()
+        self.phrases = ()
 
     _FIELDS = (
         "main",
@@ -109,10 +112,6 @@ class GameClock:
         self._seg_start = 0
         self._done = 0
         self._active = 0  # game time (pauses excluded) up to _seg_start
-        self._table_period = 0  # the call table below is for this period length...
-        self._table_left = 0  # ...and this many periods left
-        self._offsets = ()
-        self._phrases = ()
         self._next = None  # offset of the next deadline, or None
         self._next_kind = _CALL
         self._next_value = None
@@ -507,15 +506,13 @@ class GameClock:
         if kind == BYOYOMI and not self._in_main(s):
             end = s.settings.period_ms - s.period_used
             end_kind = _PERIOD_END
-            if self._table_period != s.settings.period_ms or self._table_left != s.periods:
-                # Built once per period length and count left: an event, not a tick.
-                self._offsets, self._phrases = self.calls.period_calls(
-                    s.settings.period_ms, s.periods
-                )
-                self._table_period = s.settings.period_ms
-                self._table_left = s.periods
+            if s.table_left != s.periods:
+                # Built when the count of periods changes (an event), kept per side so
+                # that a press, which switches sides, allocates nothing.
+                s.offsets, s.phrases = self.calls.period_calls(s.settings.period_ms, s.periods)
+                s.table_left = s.periods
             base = -s.period_used
-            offsets, phrases = self._offsets, self._phrases
+            offsets, phrases = s.offsets, s.phrases
             for i in range(len(offsets)):
                 at = base + offsets[i]
                 # Several calls can share a millisecond ("1分", "还剩4分"): `fired` tells them apart.
