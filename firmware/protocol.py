@@ -209,6 +209,8 @@ class Protocol:
             return _dumps(result)
         except ValueError as e:  # RequestError, ConfigError, ClockError
             return _error(rid, str(e) or "invalid request")
+        except OSError as e:  # a flash write refused (full, worn): the clock goes on
+            return _error(rid, "storage error: %s" % (e,))
         except MemoryError:
             return _error(rid, "out of memory")
         except Exception as e:  # never let a request take the clock down
