@@ -5,6 +5,8 @@ import random
 import callplan
 import gameclock
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 import timecontrol
 from gameclock import BLACK, WHITE, GameClock
 from ticks import TICKS_PERIOD, ticks_add, ticks_diff
@@ -18,6 +20,18 @@ def test_ticks_wrap():
     assert ticks_diff(3, TICKS_PERIOD - 2) == 5
     assert ticks_diff(TICKS_PERIOD - 2, 3) == -5
     assert ticks_diff(ticks_add(123, 400000000), 123) == 400000000
+
+
+@given(st.integers(0, TICKS_PERIOD - 1), st.integers(-TICKS_PERIOD + 1, TICKS_PERIOD - 1))
+def test_ticks_add_is_modular(t, delta):
+    assert ticks_add(t, delta) == (t + delta) % TICKS_PERIOD
+
+
+@given(st.integers(0, TICKS_PERIOD - 1), st.integers(0, TICKS_PERIOD - 1))
+def test_ticks_diff_is_the_nearest_signed_distance(a, b):
+    d = ticks_diff(a, b)
+    assert -TICKS_PERIOD // 2 <= d < TICKS_PERIOD // 2
+    assert (b + d) % TICKS_PERIOD == a
 
 
 # ----- time controls -------------------------------------------------------
