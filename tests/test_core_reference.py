@@ -9,9 +9,10 @@ multiples of 100 ms and all durations whole seconds, so the stepping is exact.
 import io
 import json
 
-import simulate
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import simulate
 
 STEP = 100
 SIDES = ("black", "white")

@@ -2,11 +2,12 @@
 
 import random
 
-import callplan
-import gameclock
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+import callplan
+import gameclock
 import timecontrol
 from gameclock import BLACK, WHITE, GameClock
 from ticks import TICKS_PERIOD, ticks_add, ticks_diff

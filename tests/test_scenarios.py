@@ -10,6 +10,7 @@ import json
 import os
 
 import pytest
+
 import simulate
 from conftest import SCENARIOS, run_micropython
 from ticks import TICKS_PERIOD
