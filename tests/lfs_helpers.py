@@ -13,10 +13,11 @@ later one is lost. The image as it stood at the cut is `snapshot`.
 
 import random
 
-from hal_fs import FS
 from littlefs import LittleFS
 from littlefs.context import UserContext
 from littlefs.errors import LittleFSError
+
+from hal_fs import FS
 
 BLOCK = 4096
 
@@ -44,6 +45,16 @@ class _File:
                 raise _oserror(e) from None
 
         return call
+
+    def close(self):
+        try:
+            self._f.close()
+        except LittleFSError as e:
+            # littlefs forgets the file even when closing fails; mark it
+            # closed so the garbage collector does not close it twice.
+            raw = getattr(self._f, "raw", self._f)
+            setattr(raw, "__IOBase_closed", True)
+            raise _oserror(e) from None
 
     def __enter__(self):
         return self

@@ -28,6 +28,7 @@ class RAMBD:
         self.cut = cut
         self.dump = dump
         self.rnd = seed
+        self.dead = False
     def _rand(self, k):
         self.rnd = (self.rnd * 1103515245 + 12345) & 0x7FFFFFFF
         return self.rnd % k
@@ -35,6 +36,7 @@ class RAMBD:
         self.ops += 1
         return self.cut and self.ops >= self.cut
     def _die(self):
+        self.dead = True
         f = open(self.dump, "wb")
         f.write(self.data)
         f.close()
@@ -44,6 +46,8 @@ class RAMBD:
         a = b * self.bs + off
         buf[:] = self.data[a:a + len(buf)]
     def writeblocks(self, b, buf, off=None):
+        if self.dead:
+            return
         if off is None:
             off = 0
             self.ioctl(6, b)
@@ -59,6 +63,8 @@ class RAMBD:
         if op == 5:
             return self.bs
         if op == 6:
+            if self.dead:
+                return 0
             a = arg * self.bs
             if self._op():
                 for i in range(a, a + self.bs, 64):
