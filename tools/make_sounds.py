@@ -24,9 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from goclock import voice  # noqa: E402
-
 import sounds_text  # noqa: E402
+from goclock import voice  # noqa: E402
 
 SAMPLE_BITS = 8
 SAFETY = 0.88  # aim this far under each limit: room for a human re-recording, and for onset

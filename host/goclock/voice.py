@@ -395,8 +395,8 @@ def _size_and_extras(report, pack_dir):
     report.total_bytes = total
     if total > PACK_LIMIT_BYTES:
         report.problems.append(
-            "too big: %d bytes, at most %d (lower the sample rate or trim silence)"
-            % (total, PACK_LIMIT_BYTES)
+            "too big: %d bytes, at most %d: trim the silence, or convert the clips to 8 kHz"
+            " or 8-bit (sox in.wav -r 8000 -b 8 out.wav)" % (total, PACK_LIMIT_BYTES)
         )
     for fname in sorted(os.listdir(pack_dir)):
         if fname.lower().endswith(".wav") and fname not in used:
@@ -409,9 +409,10 @@ def build_manifest(pack_dir, profile_name=None):
     The pack's name is the one of its current manifest, else the folder's name."""
     report = check(pack_dir, profile_name)
     if not report.ok:
-        raise GoclockError(
-            "%s is not a usable pack:\n  %s" % (pack_dir, "\n  ".join(report.problems))
-        )
+        shown = report.problems[:12]
+        if len(report.problems) > len(shown):
+            shown.append("... and %d more" % (len(report.problems) - len(shown)))
+        raise GoclockError("%s is not a usable pack:\n  %s" % (pack_dir, "\n  ".join(shown)))
     old = read_manifest(pack_dir) or {}
     first = next(iter(report.clips.values()))
     phrases = {}
@@ -438,7 +439,7 @@ def manifest_text(manifest):
     return json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None):
+def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None, profile_name=None):
     """Upload a voice pack to the clock over an already-open connection.
 
     - `pack_dir`: the pack folder; it is checked first (GoclockError listing the problems
@@ -449,11 +450,13 @@ def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None):
     - `remote_dir`: default "/sounds/<pack>", where <pack> is the manifest's "pack" (or the
       folder's name): the name the clock's config "voice" selects.
     - `progress(done, total, remote_path)`: optional, called after every file.
+    - `profile_name`: as for check(); needed for a folder with no manifest whose name is
+      not zh, ja or en.
 
     The clips go first and manifest.json last, so a pack cut off half way has no new
     manifest pointing at missing clips. Returns the list of remote paths written.
     """
-    fresh = build_manifest(pack_dir)
+    fresh = build_manifest(pack_dir, profile_name)
     remote_dir = (remote_dir or "/sounds/%s" % fresh["pack"]).rstrip("/")
     if mkdir:
         parts = remote_dir.strip("/").split("/")
