@@ -9,7 +9,7 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check sim bench clean
+.PHONY: all venv test pytest lint mpy-check sim bench sounds clean
 
 all: test
 
@@ -43,6 +43,13 @@ mpy-check: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tools/bench.py
+
+# Regenerate the voice packs in sounds/ with espeak-ng and sox (Debian packages, installed
+# when missing). The clips are committed: neither users nor tests need a speech engine.
+sounds: $(STAMP)
+	@command -v espeak-ng >/dev/null && command -v sox >/dev/null || \
+		{ apt-get update && apt-get install -y espeak-ng sox; }
+	$(PY) tools/make_sounds.py
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache
