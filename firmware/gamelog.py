@@ -247,21 +247,17 @@ class GameLogStore:
     def resume(self, gid):
         """Go on writing game `gid` after a reset; repairs a torn tail first."""
         self.close()
-        end, crc, records, size = self._scan(gid)
-        if size < 0:
+        scan = self._repair(gid)
+        if scan is None:
             self.error = "game log %d is missing" % gid
             return False
-        if end < size:
-            self._cut(gid, end)
         try:
             self._f = self.fs.open(self._name(gid), "ab")
         except OSError as e:
             self.error = "cannot reopen game log %d: %s" % (gid, e)
             return False
         self.current = gid
-        self._crc = crc
-        self._size = end
-        self._records = records
+        self._size, self._crc, self._records = scan[0], scan[1], scan[2]
         self._dirty = False
         return True
 
@@ -270,12 +266,25 @@ class GameLogStore:
         ids = self.games()
         if not ids:
             return 0
-        gid = ids[-1]
-        end, _, _, size = self._scan(gid)
+        scan = self._repair(ids[-1])
+        return 0 if scan is None else max(0, scan[3] - scan[0])
+
+    def _repair(self, gid):
+        """Cut what follows the last good record; (end, crc, records, old size)."""
+        end, crc, records, size, newline = self._scan(gid)
+        if size < 0:
+            return None
         if end < size:
             self._cut(gid, end)
-            return size - end
-        return 0
+        elif newline:
+            # The record is whole, only its newline is missing: add it.
+            try:
+                with self.fs.open(self._name(gid), "ab") as f:
+                    f.write(b"\n")
+                end += 1
+            except OSError as e:
+                self.error = "could not repair game log %d: %s" % (gid, e)
+        return end, crc, records, size
 
     def end(self, t, reason=None):
         """Close the running game with an "end" record."""
@@ -416,12 +425,14 @@ class GameLogStore:
     # ----- reading ---------------------------------------------------------
 
     def _scan(self, gid):
-        """(end of the last good record, its checksum, good records, size)."""
+        """(end of the last good record, its checksum, good records, size,
+        whether that record lacks its newline)."""
         size = self.fs.size(self._name(gid))
         end = crc = records = pos = 0
         prev = 0
+        newline = False
         if size <= 0:
-            return 0, 0, 0, size
+            return 0, 0, 0, size, False
         try:
             with self.fs.open(self._name(gid), "rb") as f:
                 while True:
@@ -429,20 +440,22 @@ class GameLogStore:
                     if not ln:
                         break
                     pos += len(ln)
-                    if ln[-1:] != b"\n":
-                        break  # a torn tail: the write never finished
+                    whole = ln[-1:] == b"\n"
                     try:
                         _, prev = check_line(ln, prev, False)
                     except ValueError:
+                        if not whole:
+                            break  # a torn tail: the write never finished
                         c = _claimed(ln[:-1])
                         if c is not None:
                             prev = c
                         continue  # damage inside is kept for verify to show
                     end, crc = pos, prev
                     records += 1
+                    newline = not whole
         except OSError:
             pass
-        return end, crc, records, size
+        return end, crc, records, size, newline
 
     def _cut(self, gid, size):
         """Keep only the first `size` bytes of a game's log (copy + rename)."""
