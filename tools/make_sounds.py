@@ -94,7 +94,7 @@ def finish(src, dst, tempo, rate):
     effects = ["gain", "-3", "highpass", "150", "lowpass", str(rate * 45 // 100)]
     if tempo > 1.0:
         effects += ["tempo", "-s", "%.3f" % tempo]
-    effects += ["compand", "0.005,0.12", "6:-60,-50,-30,-12,0,-6", "-3", "-60", "0.005"]
+    effects += ["compand", "0.005,0.12", "6:-60,-50,-30,-12,0,-6", "-5", "-60", "0.005"]
     effects += ["fade", "t", "0.004", "-0", "0.012", "norm", "-1", "rate", "-v", str(rate)]
     fmt = [
         "-b",
