@@ -1,14 +1,21 @@
 """The `goclock` command line: a table of commands, each with its own handler.
 
-Errors meant for the user are raised as `GoclockError` and printed as one line in `main()`.
+Handlers live in the `cmd_*` modules and are imported only when their command runs, so
+`goclock simulate` needs neither pyserial nor rich at import time. Errors meant for the user
+are raised as `GoclockError` and printed as one line in `main()`, with the error's exit code.
 """
 
 import argparse
+import importlib
+import os
 import sys
 
+from .errors import GoclockError
 
-class GoclockError(Exception):
-    """An error the user can act on; printed without a traceback, exit code 1."""
+__all__ = ["GoclockError", "build_parser", "main"]
+
+SIDES = ("black", "white")
+BOARDS = ("pico", "esp32-devkitc")
 
 
 def _cmd_simulate(args):
@@ -17,9 +24,224 @@ def _cmd_simulate(args):
     return simulate.run(args.scenario, args.engine)
 
 
+def _handler(spec):
+    """'module:function' -> a handler importing the module when called."""
+    module, func = spec.split(":")
+
+    def run(args):
+        return getattr(importlib.import_module("." + module, __package__), func)(args)
+
+    return run
+
+
+def _common(parser, json_flag=True):
+    # SUPPRESS keeps a subcommand's absent option from hiding the same option given before it.
+    parser.add_argument(
+        "--port", "-p", default=argparse.SUPPRESS, help="device path or pyserial URL"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=argparse.SUPPRESS, help="seconds to wait for a reply"
+    )
+    if json_flag:
+        parser.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts"
+        )
+
+
+def _add(sub, name, spec, help_text, json_flag=True, device=True):
+    p = sub.add_parser(name, help=help_text, description=help_text)
+    if device:
+        _common(p, json_flag)
+    elif json_flag:
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts"
+        )
+    p.set_defaults(handler=_handler(spec) if isinstance(spec, str) else spec)
+    return p
+
+
+def _group(sub, name, help_text):
+    p = sub.add_parser(name, help=help_text, description=help_text)
+    return p.add_subparsers(dest=name + "_command", metavar="COMMAND")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="goclock", description="goclock host tool")
+    parser = argparse.ArgumentParser(
+        prog="goclock",
+        description="goclock host tool: configure, watch and arbitrate a goclock; pull, verify "
+        "and export game logs. The clock is found by itself, or give --port (or $GOCLOCK_PORT).",
+    )
+    parser.add_argument(
+        "--port",
+        "-p",
+        default=None,
+        help="device path or pyserial URL (default: $GOCLOCK_PORT, or the one goclock found)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds to wait for each reply (default 3)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON for scripts (read commands)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    _add(sub, "ports", "cmd_device:do_ports", "list serial ports and which answer as a goclock")
+    _add(sub, "info", "cmd_device:do_info", "firmware version, board, free flash and RAM, battery")
+    _add(sub, "status", "cmd_device:do_status", "both clocks, whose turn, overtime left")
+    p = _add(
+        sub,
+        "watch",
+        "cmd_device:do_watch",
+        "follow the clock live, each call as it is spoken (Ctrl-C leaves)",
+    )
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds")
+
+    cfg = _group(sub, "config", "the clock's stored settings")
+    _add(cfg, "show", "cmd_config:do_config_show", "print the clock's config")
+    p = _add(cfg, "set", "cmd_config:do_config_set", "set the time control and other settings")
+    p.add_argument(
+        "notation",
+        nargs="*",
+        help="time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | fischer 5m+3s | bronstein 5m+3s | delay 5m+3s; options: white=10m calls=none first=white",
+    )
+    p.add_argument("--file", help="a JSON file: a time control, or config fields")
+    p.add_argument(
+        "--from-sgf",
+        metavar="SGF",
+        help="the time control of an SGF game record (TM/OT, Fox TM/TC/TT)",
+    )
+    p.add_argument("--preset", help="the time control of a preset (goclock presets list)")
+    p.add_argument("--volume", type=int, help="0 (silent) to 10")
+    p.add_argument("--voice", help="voice pack, e.g. zh")
+    p.add_argument("--left-button", choices=SIDES, help="whose button is the left one")
+    p.add_argument("--dry-run", action="store_true", help="check and print, send nothing")
+
+    pre = _group(sub, "presets", "named time controls: built-in ones and your own")
+    p = _add(
+        pre,
+        "list",
+        "cmd_config:do_presets_list",
+        "built-in and your presets (--device: those on the clock)",
+    )
+    p.add_argument("--device", action="store_true", help="list the presets stored on the clock")
+    p = _add(
+        pre,
+        "add",
+        "cmd_config:do_presets_add",
+        "save a preset of your own",
+        json_flag=False,
+        device=False,
+    )
+    p.add_argument("name")
+    p.add_argument("notation", nargs="+")
+    p.add_argument("--about", help="a note shown in the list")
+    p = _add(
+        pre,
+        "remove",
+        "cmd_config:do_presets_remove",
+        "delete one of your presets",
+        json_flag=False,
+        device=False,
+    )
+    p.add_argument("name")
+    p = _add(
+        pre,
+        "push",
+        "cmd_config:do_presets_push",
+        "store presets on the clock (default: yours, or the built-ins)",
+    )
+    p.add_argument("names", nargs="*", help="presets to push, in order (at most 10)")
+
+    _add(sub, "pause", "cmd_arbiter:do_pause", "stop both clocks")
+    _add(sub, "resume", "cmd_arbiter:do_resume", "restart the clock that was running")
+    p = _add(
+        sub, "reset", "cmd_arbiter:do_reset", "end the game and load the configured time control"
+    )
+    p.add_argument("--preset", help="load a preset from the clock instead (number or name)")
+    p = _add(sub, "press", "cmd_arbiter:do_press", "press a player's button (demos, tests)")
+    p.add_argument("side", choices=SIDES)
+    tim = _group(sub, "time", "arbiter adjustment of a player's time (only while paused)")
+    p = _add(
+        tim,
+        "set",
+        "cmd_arbiter:do_time_set",
+        "set a side's time, e.g. `time set black 25:00 --periods 3`",
+    )
+    p.add_argument("side", choices=SIDES)
+    p.add_argument("clock", nargs="?", help="main time left: 25:00, 1:30:00, 25m")
+    p.add_argument("--periods", type=int, help="byo-yomi periods left")
+    p.add_argument("--period", help="time left in the current period or block: 30s")
+    p.add_argument("--moves", type=int, help="moves left in the current Canadian block")
+
+    logs = _group(sub, "logs", "game logs: list, pull and verify, export")
+    _add(logs, "list", "cmd_logs:do_list", "the game logs on the clock")
+    p = _add(
+        logs,
+        "pull",
+        "cmd_logs:do_pull",
+        "copy game logs to DIR and verify them (resumes a cut pull)",
+    )
+    p.add_argument("game", nargs="?", type=int, help="game number (default: the last game)")
+    p.add_argument("--all", action="store_true", help="every game on the clock")
+    p.add_argument("-o", "--output", default=".", help="directory (default: here)")
+    p = _add(
+        logs, "verify", "cmd_logs:do_verify", "check a pulled log's checksum chain", device=False
+    )
+    p.add_argument("game", help="a pulled log file")
+    p = _add(logs, "export", "cmd_logs:do_export", "a game log as JSON or CSV")
+    p.add_argument("game", help="a pulled log file, or a game number on the clock")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("-o", "--output", help="file (default: standard output)")
+    p = _add(
+        logs,
+        "sgf",
+        "cmd_logs:do_sgf",
+        "write the times into an SGF game record (BL/WL, OB/OW, TM/OT)",
+        json_flag=False,
+    )
+    p.add_argument("game", help="a pulled log file, or a game number on the clock")
+    p.add_argument("--merge", required=True, metavar="SGF", help="the game record to add times to")
+    p.add_argument("-o", "--output", required=True, help="the timed SGF to write")
+    p = _add(
+        logs, "report", "cmd_logs:do_report", "time used per move, in the terminal or as a chart"
+    )
+    p.add_argument("game", help="a pulled log file, or a game number on the clock")
+    p.add_argument("--plot", metavar="PNG", help="also draw a chart into this image file")
+    p = _add(
+        logs, "clear", "cmd_logs:do_clear", "delete finished games from the clock", json_flag=False
+    )
+    p.add_argument("game", nargs="?", type=int, help="one game (default: every finished game)")
+
+    p = _add(
+        sub,
+        "deploy",
+        "cmd_deploy:do_deploy",
+        "compile the firmware and copy it to a board",
+        json_flag=False,
+    )
+    p.add_argument("--board", choices=BOARDS, required=True)
+    p.add_argument(
+        "--force", action="store_true", help="deploy even while a game runs (it is lost!)"
+    )
+    p.add_argument("--voice", default="zh", help="voice pack to copy (default zh; 'none' for none)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="build, list what would be copied, copy nothing"
+    )
+
+    voice = _group(sub, "voice", "voice packs: check your own, push one to the clock")
+    p = _add(
+        voice,
+        "check",
+        "cmd_voice:do_check",
+        "report missing phrases, bad formats, clips too long",
+        device=False,
+    )
+    p.add_argument("dir")
+    p = _add(
+        voice, "push", "cmd_voice:do_push", "upload a voice pack to the clock", json_flag=False
+    )
+    p.add_argument("dir")
+
     sim = sub.add_parser("simulate", help="run a scenario through the clock core, print JSON Lines")
     sim.add_argument("scenario", help="scenario JSON file")
     sim.add_argument("--engine", choices=("cpython", "micropython"), default="cpython")
@@ -31,15 +253,25 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
+        # `goclock logs` alone: the help of that group, not of everything.
+        chosen = [a for a in (argv if argv is not None else sys.argv[1:]) if not a.startswith("-")]
+        if chosen:
+            parser.parse_args(chosen[:1] + ["--help"])
         parser.print_help()
         return 2
     try:
         return args.handler(args) or 0
     except GoclockError as exc:
         print("goclock: %s" % exc, file=sys.stderr)
-        return 1
+        return getattr(exc, "exit_code", 1)
     except KeyboardInterrupt:
+        print("goclock: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `goclock logs export 3 | head`: the reader left; nothing to report.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

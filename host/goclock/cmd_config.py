@@ -1,0 +1,164 @@
+"""`goclock config show|set` and `goclock presets ...`: the clock's settings and time controls."""
+
+import json
+
+from rich.table import Table
+
+from . import device, notation, presets, sgf_tc, ui
+from .errors import GoclockError, NotationError
+from .fwcore import validate_time_control
+
+
+def _tc_text(tc):
+    try:
+        return notation.format(tc)
+    except (KeyError, TypeError, ValueError):
+        return json.dumps(tc, ensure_ascii=False)
+
+
+def do_config_show(args):
+    with device.connect(args.port, args.timeout) as clock:
+        cfg = clock.request("config.get")["config"]
+    if args.json:
+        ui.print_json(cfg)
+        return 0
+    rows = []
+    for key in sorted(cfg):
+        value = cfg[key]
+        if key == "time_control":
+            value = _tc_text(value)
+        elif isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False)
+        rows.append((key, value))
+    ui.console().print(ui.kv_table(rows, title="clock config"))
+    return 0
+
+
+def _load_json_file(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as exc:
+        raise GoclockError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    except ValueError as exc:
+        raise NotationError("%s is not valid JSON: %s" % (path, exc)) from None
+
+
+def config_from_args(args):
+    """The `config.set` object the arguments ask for (validated time control)."""
+    cfg = {}
+    sources = [bool(args.notation), bool(args.file), bool(args.from_sgf), bool(args.preset)]
+    if sum(sources) > 1:
+        raise GoclockError(
+            "give the time control one way: notation, --file, --from-sgf or --preset"
+        )
+    if args.notation:
+        cfg["time_control"] = notation.parse(args.notation)
+    elif args.from_sgf:
+        cfg["time_control"] = sgf_tc.time_control_from_sgf(args.from_sgf)
+    elif args.preset:
+        cfg["time_control"] = presets.find(args.preset)["time_control"]
+    elif args.file:
+        data = _load_json_file(args.file)
+        if not isinstance(data, dict):
+            raise NotationError("%s must hold a JSON object" % args.file)
+        if "type" in data:  # a bare time control
+            cfg["time_control"] = validate_time_control(data)
+        else:  # a config object
+            cfg.update(data)
+            if "time_control" in cfg:
+                cfg["time_control"] = validate_time_control(cfg["time_control"])
+    if args.volume is not None:
+        if not 0 <= args.volume <= 10:
+            raise GoclockError("volume: from 0 (silent) to 10, got %d" % args.volume)
+        cfg["volume"] = args.volume
+    if args.voice:
+        cfg["voice"] = args.voice
+    if args.left_button:
+        cfg["buttons"] = {"left": args.left_button}
+    if not cfg:
+        raise GoclockError(
+            "nothing to set: give a time control (like %s), --file, --from-sgf, --preset, "
+            "--volume, --voice or --left-button" % notation.EXAMPLES.split(",")[0]
+        )
+    return cfg
+
+
+def do_config_set(args):
+    cfg = config_from_args(args)
+    if args.dry_run:
+        ui.print_json(cfg) if args.json else print(_summary(cfg))
+        return 0
+    with device.connect(args.port, args.timeout) as clock:
+        stored = clock.request("config.set", config=cfg)["config"]
+    if args.json:
+        ui.print_json(stored)
+    else:
+        print("clock config set: %s" % _summary(cfg))
+        if "time_control" in cfg:
+            print("the new time control starts with the next game (goclock reset)")
+    return 0
+
+
+def _summary(cfg):
+    parts = []
+    for key in sorted(cfg):
+        value = (
+            _tc_text(cfg[key])
+            if key == "time_control"
+            else json.dumps(cfg[key], ensure_ascii=False)
+        )
+        parts.append("%s %s" % (key.replace("_", " "), value))
+    return "; ".join(parts)
+
+
+def do_presets_list(args):
+    if args.device:
+        with device.connect(args.port, args.timeout) as clock:
+            items = clock.request("presets.get")["presets"]
+        rows = [
+            (str(i), p.get("name"), _tc_text(p.get("time_control", {})), "on the clock")
+            for i, p in enumerate(items)
+        ]
+        data = items
+    else:
+        data = presets.all_presets()
+        rows = [
+            ("", p["name"], _tc_text(p["time_control"]), p.get("about") or p["origin"])
+            for p in data
+        ]
+    if args.json:
+        ui.print_json(data)
+        return 0
+    table = Table(show_header=True, header_style="bold")
+    for col in ("#", "name", "time control", "about"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*row)
+    ui.console().print(table)
+    return 0
+
+
+def do_presets_add(args):
+    entry = presets.add(args.name, args.notation, args.about or "")
+    print("preset %s: %s (saved in %s)" % (entry["name"], entry["notation"], presets.home()))
+    return 0
+
+
+def do_presets_remove(args):
+    presets.remove(args.name)
+    print("preset %s removed" % args.name)
+    return 0
+
+
+def do_presets_push(args):
+    items = presets.for_clock(args.names)
+    with device.connect(args.port, args.timeout) as clock:
+        stored = clock.request("presets.set", presets=items)["presets"]
+    if args.json:
+        ui.print_json(stored)
+        return 0
+    for i, p in enumerate(stored):
+        print("%d  %s  %s" % (i, p.get("name"), _tc_text(p.get("time_control", {}))))
+    print("%d presets on the clock" % len(stored))
+    return 0

@@ -1,0 +1,80 @@
+"""Output helpers shared by the command handlers: times, side status, tables, JSON."""
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+SIDES = ("black", "white")
+
+
+def console():
+    # Created per call so tests capturing sys.stdout see the output.
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+
+
+def print_json(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
+
+
+def clock_text(ms):
+    """12:34 or 1:02:03.4 below ten seconds: the way a clock face shows time."""
+    if ms is None:
+        return "-"
+    sign = "-" if ms < 0 else ""
+    ms = abs(int(ms))
+    s, rest = divmod(ms, 1000)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    text = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+    if not h and not m and s < 10:
+        text += ".%d" % (rest // 100)
+    return sign + text
+
+
+def side_text(st):
+    """One side's status as a line: main time, then what overtime is left."""
+    if not isinstance(st, dict):
+        return "?"
+    text = clock_text(st.get("main_ms"))
+    if "periods" in st:
+        text += "  %d × %s" % (st["periods"], clock_text(st.get("period_ms")))
+    elif "moves" in st:
+        text += "  %d moves in %s" % (st["moves"], clock_text(st.get("period_ms")))
+    if st.get("flagged"):
+        text += "  FLAG"
+    return text
+
+
+def status_table(st, title=None):
+    table = Table(title=title, show_header=True, header_style="bold")
+    table.add_column("")
+    table.add_column("time")
+    for side in SIDES:
+        mark = "▶ " if st.get("turn") == side and st.get("state") == "running" else "  "
+        table.add_row(mark + side, side_text(st.get(side)))
+    return table
+
+
+def status_line(st):
+    """A short text of a status reply, for `watch` and plain logs."""
+    turn = st.get("turn")
+    parts = [st.get("state", "?")]
+    if turn:
+        parts.append("%s to move" % turn)
+    parts.append("move %s" % st.get("moves", 0))
+    return "%s  |  black %s  |  white %s" % (
+        ", ".join(parts),
+        side_text(st.get("black")),
+        side_text(st.get("white")),
+    )
+
+
+def kv_table(rows, title=None):
+    table = Table(title=title, show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key, value in rows:
+        table.add_row(str(key), "-" if value is None else str(value))
+    return table

@@ -1,0 +1,174 @@
+"""Time-control notation of the host tool: every form to JSON and back, and bad input."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goclock import notation
+from goclock.errors import NotationError
+
+# The forms of issue 4, with the time-control JSON of issue 2 they stand for.
+FORMS = [
+    ("cn 2h/5", {"type": "byoyomi", "main": 6900, "periods": 5, "period": 60}),
+    ("cn 1h/1", {"type": "byoyomi", "main": 3540, "periods": 1, "period": 60}),
+    ("byo 1h+5x30s", {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}),
+    ("byo 0+3x10s", {"type": "byoyomi", "main": 0, "periods": 3, "period": 10}),
+    ("byo 20m+0", {"type": "byoyomi", "main": 1200, "periods": 0}),
+    ("sd 30m", {"type": "sudden_death", "main": 1800}),
+    (
+        "can 1h+15/10m",
+        {"type": "canadian", "main": 3600, "moves": 15, "period": 600, "carry": False},
+    ),
+    (
+        "can 1h+15/10m carry",
+        {"type": "canadian", "main": 3600, "moves": 15, "period": 600, "carry": True},
+    ),
+    ("fischer 5m+3s", {"type": "fischer", "main": 300, "increment": 3}),
+    ("bronstein 5m+3s", {"type": "delay", "main": 300, "delay": 3, "mode": "bronstein"}),
+    ("delay 5m+3s", {"type": "delay", "main": 300, "delay": 3, "mode": "simple"}),
+    ("sd 1h white=30m", {"type": "sudden_death", "main": 3600, "white": {"main": 1800}}),
+    (
+        "byo 1h+5x30s white=20m white.periods=3",
+        {
+            "type": "byoyomi",
+            "main": 3600,
+            "periods": 5,
+            "period": 30,
+            "white": {"main": 1200, "periods": 3},
+        },
+    ),
+    (
+        "byo 10m+3x30s first=white",
+        {"type": "byoyomi", "main": 600, "periods": 3, "period": 30, "first": "white"},
+    ),
+    (
+        "sd 1h calls=none late=1h",
+        {"type": "sudden_death", "main": 3600, "calls": "none", "late_limit": 3600},
+    ),
+    ("sd 90s silent", {"type": "sudden_death", "main": 90, "calls": "none"}),
+    ("fischer 1:30:00+30s", {"type": "fischer", "main": 5400, "increment": 30}),
+    ("byo 1h + 5 x 30s", {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}),
+    ("byo 1h+5×30s", {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}),
+    ("sd 1.5s calls=none", {"type": "sudden_death", "main": 1.5, "calls": "none"}),
+]
+
+
+def _with_defaults(tc):
+    out = dict(tc)
+    out.setdefault("calls", "cn")
+    return out
+
+
+@pytest.mark.parametrize("text,expected", FORMS)
+def test_form_gives_the_json(text, expected):
+    assert notation.parse(text) == _with_defaults(expected)
+
+
+@pytest.mark.parametrize("text,expected", FORMS)
+def test_json_round_trips_through_notation(text, expected):
+    tc = notation.parse(text)
+    again = notation.format(tc)
+    assert notation.parse(again) == tc
+    # Formatting is canonical: formatting the re-read JSON gives the same text.
+    assert notation.format(notation.parse(again)) == again
+
+
+def test_canonical_forms():
+    assert notation.format(notation.parse("byo 1h55m+5x60s")) == "cn 2h/5"
+    assert notation.format(notation.parse("fischer 90m+30s")) == "fischer 1h30m+30s"
+    assert notation.format({"type": "sudden_death", "main": 5430}) == "sd 1h30m30s"
+
+
+durations = st.integers(min_value=0, max_value=5 * 3600)
+positive = st.integers(min_value=1, max_value=5 * 3600)
+periods = st.integers(min_value=10, max_value=600)
+
+
+@st.composite
+def time_controls(draw):
+    kind = draw(st.sampled_from(["byoyomi", "canadian", "fischer", "delay", "sudden_death"]))
+    if kind == "byoyomi":
+        tc = {
+            "type": kind,
+            "main": draw(durations),
+            "periods": draw(st.integers(1, 30)),
+            "period": draw(periods),
+        }
+    elif kind == "canadian":
+        tc = {
+            "type": kind,
+            "main": draw(durations),
+            "moves": draw(st.integers(1, 50)),
+            "period": draw(periods),
+            "carry": draw(st.booleans()),
+        }
+    elif kind == "fischer":
+        tc = {"type": kind, "main": draw(positive), "increment": draw(st.integers(0, 120))}
+    elif kind == "delay":
+        tc = {
+            "type": kind,
+            "main": draw(positive),
+            "delay": draw(st.integers(0, 60)),
+            "mode": draw(st.sampled_from(["bronstein", "simple"])),
+        }
+    else:
+        tc = {"type": kind, "main": draw(positive)}
+    tc["calls"] = draw(st.sampled_from(["cn", "none"]))
+    if draw(st.booleans()):
+        tc["white"] = {"main": draw(positive)}
+    return tc
+
+
+@settings(max_examples=200, deadline=None)
+@given(time_controls())
+def test_any_valid_json_round_trips(tc):
+    assert notation.parse(notation.format(tc)) == tc
+
+
+BAD = [
+    ("", "no time control given"),
+    ("hourglass 1h", "unknown time control 'hourglass'"),
+    ("byo 1h", "byo needs the form byo MAIN+PERIODSxPERIOD"),
+    ("byo 90+5x30s", "'90' is not a duration (a unit is needed: 90m or 90s)"),
+    ("cn 3m/5", "5 reserved minutes do not fit in a 3m limit"),
+    ("cn 2h/five", "'five' is not a number of reserved minutes"),
+    ("sd -5m", "'-5m' is not a duration"),
+    ("byo 1h+5x5s", "period: at least 10 s with spoken calls"),
+    ("can 1h+0/10m", "moves: must be from 1 to 999"),
+    ("can 1h+15/0", "period: must be more than 0"),
+    ("sd 0", "main: must be more than 0"),
+    ("sd 1h carry", "'carry' only goes with Canadian time"),
+    ("sd 1h loud", "'loud' is not an option"),
+    ("sd 1h calls=shout", "calls: unknown call profile 'shout'"),
+    ("sd 1h first=red", "first: must be 'black' or 'white'"),
+    ("sd 1h white.colour=3", "white.colour: a side can override"),
+    ("sd 1h white.periods=3", "white.periods: unknown key"),
+    ("byo 1h+5x30s white.periods=x", "'x' is not a number of periods"),
+    ("fischer 5m", "fischer needs the form fischer MAIN+INCREMENT"),
+    ("sd 200h", "main: at most"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD)
+def test_bad_notation_says_what_is_wrong(text, message):
+    with pytest.raises(NotationError) as err:
+        notation.parse(text)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text,seconds",
+    [
+        ("2h", 7200),
+        ("1h30m", 5400),
+        ("90s", 90),
+        ("25:00", 1500),
+        ("1:02:03", 3723),
+        ("0", 0),
+        ("2.5s", 2.5),
+        ("5m30s", 330),
+    ],
+)
+def test_durations(text, seconds):
+    assert notation.parse_duration(text) == seconds
+    assert notation.parse_duration(notation.format_duration(seconds)) == seconds
