@@ -22,7 +22,7 @@ MAX_NAME = 32
 SIDES = ("black", "white")
 
 
-def default_config():
+def _raw_defaults():
     return {
         # Chinese national events: 2 h in all, the last 5 minutes as byo-yomi.
         "time_control": {"type": "byoyomi", "main": 6900, "periods": 5, "period": 60},
@@ -34,7 +34,16 @@ def default_config():
     }
 
 
+def default_config():
+    """The defaults, normalised (as config.get shows them)."""
+    return validate_config({})
+
+
 def default_presets():
+    return validate_presets(_raw_presets())
+
+
+def _raw_presets():
     def p(name, tc):
         return {"name": name, "time_control": tc}
 
@@ -112,9 +121,11 @@ def validate_config(obj):
     for k in obj:
         if k not in _FIELDS:
             raise ConfigError("%s: unknown config field" % (k,))
-    out = default_config()
+    out = _raw_defaults()
     for k in obj:
-        out[k] = _FIELDS[k](k, obj[k])
+        out[k] = obj[k]
+    for k in _FIELDS:
+        out[k] = _FIELDS[k](k, out[k])
     return out
 
 
