@@ -4,12 +4,14 @@ For every phrase a pack needs (goclock.voice.required_phrases: the call profile 
 every period, plus the device notices) this speaks the text of tools/sounds_text.py with
 espeak-ng, then with sox: trims the silence around it, cuts rumble and hiss, evens out
 loudness (compand, norm), speeds it up (tempo, pitch kept) only when it would not fit its
-slot, and writes 8-bit mono PCM (8 kHz for zh: a hundred clips under 600 KB). The
+slot, and writes 8-bit mono PCM (8 kHz for zh: its 66 s of speech would need 1 MB as
+16-bit, 540 KB as 8-bit; the players widen 8-bit samples to 16 on the fly). The
 slot limits come from goclock.voice.slot_rules, so the clips fit what the profile calls.
 Then the pack is checked like any user pack and its manifest.json written.
 
-The output is reproducible: espeak-ng is deterministic and sox runs with -R (fixed dither
-seed); WAV headers are rewritten by Python's wave module. Run: python tools/make_sounds.py
+The output is reproducible: espeak-ng is deterministic, sox runs with -R and no dither
+(-D: silence stays silent in 8 bits, no hiss), and the WAV headers are rewritten by
+Python's wave module. Run: python tools/make_sounds.py
 [PACK ...] (default: all).
 """
 
@@ -144,9 +146,12 @@ def make_pack(name, settings, out_root):
             speak(settings, sounds_text.TEXT[name](phrase), spoken[phrase], speed)
             natural[phrase] = duration_ms(spoken[phrase])
         limit = budgets(profile, natural)
+        sped = []
         for phrase in phrases:
             target = limit[phrase] * SAFETY
             tempo = max(1.0, natural[phrase] / target)
+            if tempo > 1.0:
+                sped.append("%s x%.2f" % (phrase, tempo))
             if tempo > MAX_TEMPO:
                 print("warning: %s %r needs tempo %.2f" % (name, phrase, tempo), file=sys.stderr)
             dst = os.path.join(pack_dir, voice.file_name(phrase, profile))
@@ -157,8 +162,14 @@ def make_pack(name, settings, out_root):
     report = voice.check(pack_dir)
     total_ms = sum(e["duration_ms"] for e in manifest["phrases"].values())
     print(
-        "%s: %d clips, %.1f s of speech, %d bytes"
-        % (name, len(manifest["phrases"]), total_ms / 1000, report.total_bytes)
+        "%s: %d clips, %.1f s of speech, %d bytes; sped up to fit: %s"
+        % (
+            name,
+            len(manifest["phrases"]),
+            total_ms / 1000,
+            report.total_bytes,
+            ", ".join(sped) or "none",
+        )
     )
     if not report.ok:
         sys.exit("\n".join(report.lines()))
