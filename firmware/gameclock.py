@@ -328,6 +328,7 @@ class GameClock:
 
         The flagged side keeps its last period; the opponent's clock runs.
         """
+        self.advance(now)
         if self.state != ENDED or self.loss != "byoyomi":
             return self._refuse("only a byo-yomi timeout can be turned into a pass")
         flagged = self.turn

@@ -226,6 +226,8 @@ def _parse_common(tc, obj):
 def _check_side(tc, side, prefix):
     if tc.kind == BYOYOMI and side.periods:
         _check_period(tc, side.period_ms, prefix)
+    if tc.kind == BYOYOMI and side.main_ms <= 0 and not side.periods:
+        raise ConfigError("%smain: must be more than 0 when there are no periods" % prefix)
     if tc.kind == CANADIAN:
         if side.period_ms <= 0:
             raise ConfigError("%speriod: must be more than 0" % prefix)

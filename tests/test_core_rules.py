@@ -102,6 +102,17 @@ def test_time_odds_apply_to_one_side():
         ({"type": "sudden_death", "main": 60, "white": {"main": -3}}, "white.main"),
         ({"type": "sudden_death", "main": 60, "black": 5}, "black"),
         ({"type": "sudden_death", "main": 0}, "main"),
+        ({"type": "byoyomi", "main": 0, "periods": 0}, "main"),
+        (
+            {
+                "type": "byoyomi",
+                "main": 60,
+                "periods": 1,
+                "period": 30,
+                "white": {"main": 0, "periods": 0},
+            },
+            "white.main",
+        ),
         ({"type": "sudden_death", "main": 10**9}, "main"),
         ([1, 2], "time control"),
     ],

@@ -58,6 +58,14 @@ def test_tick_wrap_changes_nothing(name, offset):
     assert cpython_output(obj) == expected(name)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_output_is_in_time_order(name):
+    lines = [json.loads(x) for x in expected(name).decode("utf-8").splitlines()]
+    times = [x["t"] for x in lines]
+    assert times == sorted(times)
+    assert lines[-1]["type"] == "final"
+
+
 def test_every_event_kind_is_covered():
     """The scenario set exercises every action and every time control."""
     actions = set()
