@@ -11,10 +11,10 @@ running side's time is the settled value minus `ticks_diff(now, _seg_start)`;
 nothing is decremented tick by tick, so no error can accumulate, and the
 wrap of the tick counter does not matter.
 
-Deadlines. `_plan()` finds the next thing that will happen to the running side
-(a call, main time running out, the end of a period or block, a late player's
-forfeit) as an offset from the segment start, strictly after `_done`, the
-offset already handled. `advance(now)` fires every deadline up to and including
+Deadlines. The planner (deadlines.py) finds the next thing that will happen
+to the running side (a call, main time running out, the end of a period or
+block) as an offset from the segment start, strictly after `_done`, the offset
+already handled; a late player's forfeit is added here. `advance(now)` fires every deadline up to and including
 `now`, each at its exact tick, in order. Every event method calls `advance`
 first, so a deadline on the same millisecond as a press takes effect first (a
 move made together with "10" is too late, as the rules say).
@@ -24,6 +24,8 @@ side, tick, value)`; see the module constants for the kinds.
 """
 
 from callplan import profile as _call_profile
+from deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Planner
+from sidetime import SideTime
 from ticks import ticks_add, ticks_diff
 from timecontrol import BYOYOMI, CANADIAN, DELAY, FISCHER, SUDDEN_DEATH
 
@@ -37,62 +39,9 @@ RUNNING = "running"
 PAUSED = "paused"
 ENDED = "ended"
 
-# Deadline kinds inside the planner.
-_CALL = 0
-_MAIN_END = 1
-_PERIOD_END = 2
-_BLOCK_END = 3
-_LATE = 4
-# `_fired` after a new segment starts: every call at its first ms counts as made
-# (made before a rebase, or a moment already reached when the move began).
-_ALL_FIRED = 1 << 20
-
 
 class ClockError(ValueError):
     """An arbiter action the clock refuses in its current state."""
-
-
-class _Side:
-    """One side's settled allowance (see the module docstring)."""
-
-    def __init__(self, settings):
-        self.settings = settings
-        self.main = settings.main_ms
-        self.periods = settings.periods
-        self.period_used = 0  # byo-yomi: ms spent of the period in use
-        self.moves = settings.moves  # Canadian: moves still to make in the block
-        self.block = settings.period_ms  # Canadian: ms left in the block
-        self.in_block = settings.main_ms == 0
-        self.delay_left = settings.delay_ms  # simple delay: free ms left of this move
-        self.move_used = 0  # ms of the current move before this segment
-        self.ran = 0  # ms this side's clock has run in the game
-        self.flagged = False
-        self.absent = False
-        self.table_left = -1  # the call table below is for this many periods left
-        self.offsets = ()
-        self.phrases = ()
-
-    _FIELDS = (
-        "main",
-        "periods",
-        "period_used",
-        "moves",
-        "block",
-        "in_block",
-        "delay_left",
-        "move_used",
-        "ran",
-        "flagged",
-        "absent",
-    )
-
-    def to_dict(self):
-        return {name: getattr(self, name) for name in self._FIELDS}
-
-    def load(self, data):
-        for name in self._FIELDS:
-            if name in data:
-                setattr(self, name, data[name])
 
 
 class GameClock:
@@ -102,7 +51,7 @@ class GameClock:
         self.tc = tc
         self.listener = listener
         self.calls = _call_profile(tc.calls)
-        self.sides = (_Side(tc.sides[BLACK]), _Side(tc.sides[WHITE]))
+        self.sides = (SideTime(tc.sides[BLACK]), SideTime(tc.sides[WHITE]))
         self.state = IDLE
         self.turn = NOBODY
         self.moves_made = 0
@@ -112,19 +61,16 @@ class GameClock:
         self._seg_start = 0
         self._done = 0
         self._active = 0  # game time (pauses excluded) up to _seg_start
-        self._next = None  # offset of the next deadline, or None
-        self._next_kind = _CALL
-        self._next_value = None
-        self._next_index = 0  # index of the next call in its table
-        self._fired = -1  # index of the call fired at offset _done, -1 if none
+        self._fired = ALL_FIRED  # table index of the call made at offset _done
+        self._next = Planner(tc, self.calls)
 
     # ----- queries -------------------------------------------------------
 
     def next_deadline(self):
         """The tick of the next deadline, or None when no clock runs."""
-        if self.state != RUNNING or self._next is None:
+        if self.state != RUNNING or self._next.offset is None:
             return None
-        return ticks_add(self._seg_start, self._next)
+        return ticks_add(self._seg_start, self._next.offset)
 
     def side_status(self, side, now):
         """One side's time as of `now` (after `advance(now)`), as a dict."""
@@ -162,28 +108,8 @@ class GameClock:
     def _view(self, side, now):
         # The settled values moved forward to `now` without changing anything.
         s = self.sides[side]
-        main, period_used, block, delay_left = s.main, s.period_used, s.block, s.delay_left
-        if side == self.turn and self.state == RUNNING:
-            r = ticks_diff(now, self._seg_start)
-            if self._in_main(s):
-                if self.tc.kind == DELAY and self.tc.delay_mode == "simple":
-                    free = delay_left if r > delay_left else r
-                    delay_left -= free
-                    r -= free
-                main -= r
-            elif self.tc.kind == BYOYOMI:
-                period_used += r
-            else:
-                block -= r
-        return main, period_used, block, delay_left
-
-    def _in_main(self, s):
-        kind = self.tc.kind
-        if kind == BYOYOMI:
-            return s.main > 0 or s.periods == 0
-        if kind == CANADIAN:
-            return not s.in_block
-        return True
+        r = ticks_diff(now, self._seg_start) if side == self.turn and self.state == RUNNING else 0
+        return s.view(self.tc, r)
 
     # ----- events --------------------------------------------------------
 
@@ -387,29 +313,29 @@ class GameClock:
 
     def advance(self, now):
         """Fire every deadline up to and including `now`, each at its own tick."""
-        while self.state == RUNNING and self._next is not None:
-            offset = self._next
+        while self.state == RUNNING and self._next.offset is not None:
+            offset = self._next.offset
             if ticks_diff(now, self._seg_start) < offset:
                 return
             self._fire(offset)
 
     def _fire(self, offset):
-        kind = self._next_kind
+        kind = self._next.kind
         side = self.turn
         tick = ticks_add(self._seg_start, offset)
-        if kind == _CALL:
+        if kind == CALL:
             self._done = offset
-            self._fired = self._next_index
-            self._emit("call", side, tick, self._next_value)
+            self._fired = self._next.index
+            self._emit("call", side, tick, self._next.value)
             self._plan()
             return
         self._settle(offset)
         s = self.sides[side]
-        if kind == _MAIN_END:
+        if kind == MAIN_END:
             s.main = 0
             s.delay_left = 0
             self._main_ran_out(s, side, tick)
-        elif kind == _PERIOD_END:
+        elif kind == PERIOD_END:
             if s.periods > 1:
                 s.periods -= 1
                 s.period_used = 0
@@ -418,10 +344,10 @@ class GameClock:
                 s.periods = 0
                 s.period_used = s.settings.period_ms
                 self._lose(side, tick, "byoyomi")
-        elif kind == _BLOCK_END:
+        elif kind == BLOCK_END:
             s.block = 0
             self._lose(side, tick, "time")
-        elif kind == _LATE:
+        elif kind == LATE:
             for i in (BLACK, WHITE):
                 if self.sides[i].absent:
                     self.sides[i].flagged = True
@@ -467,7 +393,7 @@ class GameClock:
     def _start_segment(self, now):
         self._seg_start = now
         self._done = 0
-        self._fired = _ALL_FIRED
+        self._fired = ALL_FIRED
 
     def _rebase(self, now):
         self._settle(ticks_diff(now, self._seg_start))
@@ -476,85 +402,20 @@ class GameClock:
     def _settle(self, r):
         """Move the running side's settled values forward by `r` ms; new segment."""
         if self.state == RUNNING and r > 0:
-            s = self.sides[self.turn]
-            if self._in_main(s):
-                if self.tc.kind == DELAY and self.tc.delay_mode == "simple":
-                    free = s.delay_left if r > s.delay_left else r
-                    s.delay_left -= free
-                    s.main -= r - free
-                else:
-                    s.main -= r
-            elif self.tc.kind == BYOYOMI:
-                s.period_used += r
-            else:
-                s.block -= r
-            s.move_used += r
-            s.ran += r
+            self.sides[self.turn].settle(self.tc, r)
             self._active += r
             self._seg_start = ticks_add(self._seg_start, r)
         self._done = 0
-        self._fired = _ALL_FIRED
+        self._fired = ALL_FIRED
 
     def _plan(self):
         """Find the next deadline of the running side, strictly after `_done`."""
-        self._next = None
         if self.state != RUNNING:
+            self._next.offset = None
             return
-        s = self.sides[self.turn]
-        kind = self.tc.kind
-        done = self._done
-        fired = self._fired
-        if kind == BYOYOMI and not self._in_main(s):
-            end = s.settings.period_ms - s.period_used
-            end_kind = _PERIOD_END
-            if s.table_left != s.periods:
-                # Built when the count of periods changes (an event), kept per side so
-                # that a press, which switches sides, allocates nothing.
-                s.offsets, s.phrases = self.calls.period_calls(s.settings.period_ms, s.periods)
-                s.table_left = s.periods
-            base = -s.period_used
-            offsets, phrases = s.offsets, s.phrases
-            for i in range(len(offsets)):
-                at = base + offsets[i]
-                # Several calls can share a millisecond ("1分", "还剩4分"): `fired` tells them apart.
-                if at > done or (at == done and i > fired):
-                    self._set_next(at, _CALL, phrases[i])
-                    self._next_index = i
-                    break
-        else:
-            if kind == CANADIAN and s.in_block:
-                end = s.block
-                end_kind = _BLOCK_END
-                losing = True
-            else:
-                end = s.main
-                if kind == DELAY and self.tc.delay_mode == "simple":
-                    end += s.delay_left
-                end_kind = _MAIN_END
-                losing = kind != CANADIAN and not (kind == BYOYOMI and s.periods > 0)
-            if losing:
-                countdown = self.calls.countdown
-                for i in range(len(countdown)):
-                    at = end - countdown[i][0]
-                    if at > done or (at == done and i > fired):
-                        self._set_next(at, _CALL, countdown[i][1])
-                        self._next_index = i
-                        break
-        if self._next is None or end < self._next:
-            self._set_next(end, end_kind, None)
-        self._plan_late()
-
-    def _set_next(self, offset, kind, value):
-        self._next = offset
-        self._next_kind = kind
-        self._next_value = value
-
-    def _plan_late(self):
-        if not (self.sides[BLACK].absent or self.sides[WHITE].absent):
-            return
-        at = self.tc.late_limit_ms - self._active
-        if at < self._next or (at == self._next and self._next_kind != _CALL):
-            self._set_next(at if at > 0 else 0, _LATE, None)
+        self._next.plan(self.sides[self.turn], self._done, self._fired)
+        if self.sides[BLACK].absent or self.sides[WHITE].absent:
+            self._next.plan_late(self.tc.late_limit_ms - self._active)
 
     # ----- checkpoints ---------------------------------------------------
 
