@@ -233,3 +233,56 @@ class FakeClock:
         for g in games:
             self.logs.pop(g, None)
         return {"removed": len(games)}
+
+
+class _Recorder:
+    """Collects the clock's events for `game_log` (the clock calls `on_clock`)."""
+
+    def __init__(self):
+        self.events = []
+
+    def on_clock(self, kind, side, tick, value):
+        self.events.append((kind, side, tick, value))
+
+
+def game_log(directory, time_control, presses, pause=None):
+    """The bytes of a game log as the clock writes it, for a game played by the real core.
+
+    `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
+    `pause` is an optional (t_pause, t_resume), both before the next press. Each press record carries the side's status
+    after the move (main_ms, periods/period_ms or moves/period_ms), as the firmware logs it.
+    """
+    import gameclock
+    import gamelog
+    import timecontrol
+    from hal_fs import FS
+
+    os.makedirs(str(directory), exist_ok=True)
+    tc = timecontrol.parse(time_control)
+    rec = _Recorder()
+    clock = gameclock.GameClock(tc, rec)
+    store = gamelog.GameLogStore(FS(str(directory)))
+    gid = store.begin(0, {"time_control": tc.to_json()})
+
+    def flush(now):
+        for kind, side, tick, value in rec.events:
+            extra = None
+            if kind == "press":
+                status = clock.side_status(side, now)
+                extra = {k: v for k, v in status.items() if k != "flagged"}
+            store.record(kind, tick, side if side is not None and side >= 0 else None, value, extra)
+        rec.events.clear()
+
+    clock.start(0, 0)
+    flush(0)
+    for t, side in presses:
+        if pause and pause[0] <= t:
+            clock.pause(pause[0])
+            flush(pause[0])
+            clock.resume(pause[1])
+            flush(pause[1])
+            pause = None
+        clock.press(t, side)
+        flush(t)
+    store.end(presses[-1][0] + 1 if presses else 1, "reset")
+    return gid, store.read(gid, 0, 1 << 24)[0]

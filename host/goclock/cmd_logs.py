@@ -1,0 +1,238 @@
+"""`goclock logs ...`: list, pull and verify, export (JSON/CSV), merge into SGF, report."""
+
+import csv
+import io
+import json
+import os
+import sys
+
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from . import device, logpull, report, sgf_merge, ui
+from .errors import GoclockError
+from .gamerecord import LEFT_FIELDS, GameRecord
+
+
+def do_list(args):
+    with device.connect(args.port, args.timeout) as clock:
+        logs = clock.request("logs.list")["logs"]
+        running = clock.request("status").get("game")
+    if args.json:
+        ui.print_json(logs)
+        return 0
+    if not logs:
+        print("no game logs on the clock")
+        return 0
+    table = Table(header_style="bold")
+    for col in ("game", "size", "records", ""):
+        table.add_column(col, justify="right" if col in ("size", "records") else "left")
+    for entry in logs:
+        mark = "current game" if entry.get("game") == running else ""
+        table.add_row(
+            str(entry.get("game")), "%d B" % entry.get("size", 0), str(entry.get("records")), mark
+        )
+    ui.console().print(table)
+    return 0
+
+
+def _progress(disabled):
+    return Progress(
+        TextColumn("game {task.fields[game]}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=ui.console(),
+        disable=disabled,
+        transient=False,
+    )
+
+
+def do_pull(args):
+    results = []
+    with device.connect(args.port, args.timeout) as clock:
+        logs = clock.request("logs.list")["logs"]
+        running = clock.request("status").get("game")
+        on_clock = [e["game"] for e in logs]
+        if args.all:
+            games = on_clock
+        elif args.game is not None:
+            if args.game not in on_clock:
+                raise GoclockError(
+                    "the clock has no game %d (it has: %s)" % (args.game, _ids(on_clock))
+                )
+            games = [args.game]
+        else:
+            if not on_clock:
+                raise GoclockError("the clock has no game logs")
+            games = [on_clock[-1]]
+        with _progress(args.json) as bar:
+            for game in games:
+                task = bar.add_task("", total=None, game=game)
+                res = logpull.pull(
+                    clock,
+                    game,
+                    args.output,
+                    lambda done, total, t=task: bar.update(t, completed=done, total=total),
+                )
+                res["running"] = game == running
+                results.append(res)
+    altered = []
+    for res in results:
+        record = GameRecord.from_file(res["path"])
+        res.update(ok=record.ok, torn=record.torn, errors=record.errors, verdict=record.verdict)
+        if not record.ok and not (record.torn and res["running"]):
+            altered.append("game %d: %s" % (res["game"], record.verdict))
+        if not args.json:
+            how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
+            print(
+                "game %d -> %s, %d bytes%s: %s"
+                % (res["game"], res["path"], res["size"], how, record.verdict)
+            )
+    if args.json:
+        ui.print_json(results)
+    if altered:
+        raise GoclockError("; ".join(altered))
+    return 0
+
+
+def _ids(games):
+    return ", ".join(str(g) for g in games) or "none"
+
+
+def do_verify(args):
+    record = GameRecord.from_file(args.game)
+    if args.json:
+        ui.print_json(
+            {
+                "file": args.game,
+                "ok": record.ok,
+                "torn": record.torn,
+                "errors": record.errors,
+                "verdict": record.verdict,
+            }
+        )
+    else:
+        print("%s: %s" % (args.game, record.verdict))
+    if not record.ok:
+        raise GoclockError("%s cannot be trusted: %s" % (args.game, record.verdict))
+    return 0
+
+
+def load_record(args):
+    """GAME as a pulled file, or a game number read from the clock. Warns when not intact."""
+    if os.path.exists(args.game):
+        record = GameRecord.from_file(args.game)
+    elif args.game.isdigit():
+        with device.connect(args.port, args.timeout) as clock:
+            record = GameRecord(logpull.read_all(clock, int(args.game)), "game %s" % args.game)
+    else:
+        raise GoclockError(
+            "%s is neither a log file nor a game number (goclock logs list)" % args.game
+        )
+    if not record.ok:
+        print("goclock: warning: %s: %s" % (record.name, record.verdict), file=sys.stderr)
+    return record
+
+
+def _csv_text(record):
+    out = io.StringIO()
+    fields = ["record", "t_ms", "event", "side", "move", "used_ms"] + [
+        f for f in LEFT_FIELDS if f != "flagged"
+    ]
+    fields += ["phrase", "other"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    move_of = {m["record"]: m["n"] for m in record.moves}
+    for i, rec in enumerate(record.records, 1):
+        row = {
+            "record": i,
+            "t_ms": rec.get("t"),
+            "event": rec.get("event"),
+            "side": rec.get("side", ""),
+        }
+        row["move"] = move_of.get(i, "")
+        for key in ("used_ms", "main_ms", "periods", "period_ms", "moves", "phrase"):
+            if key in rec:
+                row[key] = rec[key]
+        other = {
+            k: v
+            for k, v in rec.items()
+            if k not in row and k not in ("event", "t") and k not in LEFT_FIELDS
+        }
+        row["other"] = json.dumps(other, ensure_ascii=False, sort_keys=True) if other else ""
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def export_json(record):
+    return {
+        "game": record.game,
+        "verified": {
+            "ok": record.ok,
+            "torn": record.torn,
+            "errors": record.errors,
+            "verdict": record.verdict,
+        },
+        "time_control": record.time_control,
+        "moves": record.moves,
+        "records": record.records,
+    }
+
+
+def do_export(args):
+    record = load_record(args)
+    if args.format == "csv":
+        text = _csv_text(record)
+    else:
+        text = json.dumps(export_json(record), ensure_ascii=False, indent=1) + "\n"
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        except OSError as exc:
+            raise GoclockError("cannot write %s: %s" % (args.output, exc.strerror or exc)) from None
+        print(
+            "game %s: %d records, %d moves -> %s"
+            % (record.game, len(record.records), len(record.moves), args.output),
+            file=sys.stderr,
+        )
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def do_sgf(args):
+    record = load_record(args)
+    result = sgf_merge.merge_file(record, args.merge, args.output)
+    print("%s: times of %d moves written (game %s)" % (args.output, result["timed"], record.game))
+    if result["mismatch"]:
+        print("goclock: warning: %s" % result["mismatch"], file=sys.stderr)
+    return 0
+
+
+def do_report(args):
+    record = load_record(args)
+    if args.json:
+        ui.print_json(
+            {
+                "game": record.game,
+                "summary": report.summary(record),
+                "moves": record.moves,
+                "verdict": record.verdict,
+            }
+        )
+    else:
+        report.print_report(record)
+    if args.plot:
+        report.plot(record, args.plot)
+        print("chart written to %s" % args.plot, file=sys.stderr)
+    return 0
+
+
+def do_clear(args):
+    with device.connect(args.port, args.timeout) as clock:
+        req = {} if args.game is None else {"game": args.game}
+        removed = clock.request("logs.clear", **req)["removed"]
+    print("%d game log%s removed from the clock" % (removed, "" if removed == 1 else "s"))
+    return 0

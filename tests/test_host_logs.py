@@ -1,0 +1,214 @@
+"""Game logs on the host: pull (resumable), verify, export, merge into SGF, report — against
+the fake clock on a pty, with logs written by the firmware's own gamelog from a game played
+by the real clock core."""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+from sgfmill import sgf
+
+from goclock.cli import main
+from host_fakedev import FakeClock, game_log
+
+TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
+# Black 10 s, White 10 s, Black thinks into byo-yomi (55 s, a pause in between), White 5 s,
+# then quick moves.
+PRESSES = [(10000, 0), (20000, 1), (95000, 0), (100000, 1)] + [
+    (100000 + 2000 * i, (i + 1) % 2) for i in range(1, 9)
+]
+
+
+@pytest.fixture
+def fake(tmp_path):
+    clock = FakeClock()
+    gid, data = game_log(tmp_path / "flash", TC, PRESSES, pause=(70000, 90000))
+    clock.logs = {gid: data}
+    clock.game_id = gid
+    yield clock
+    clock.close()
+
+
+def run(fake, capsys, *argv):
+    rc = main(["--port", fake.path, *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def pulled(fake, capsys, out_dir):
+    rc, out, err = run(fake, capsys, "logs", "pull", "-o", str(out_dir))
+    assert rc == 0, err
+    return os.path.join(str(out_dir), "game-%05d.log" % fake.game_id)
+
+
+def test_pull_and_verify(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data == fake.logs[fake.game_id]
+    rc, out, err = run(fake, capsys, "logs", "verify", path)
+    assert rc == 0 and "intact, %d records" % data.count(b"\n") in out
+
+
+def test_pull_resumes_after_the_line_drops(fake, capsys, tmp_path):
+    out_dir = tmp_path / "out"
+    fake.cut_after = 1024  # two chunks arrive, then the cable is pulled
+    rc, out, err = run(fake, capsys, "logs", "pull", "-o", str(out_dir))
+    assert rc != 0
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    part = os.path.join(str(out_dir), "game-%05d.log.part" % fake.game_id)
+    assert os.path.getsize(part) == 1024
+    fake.close()
+    again = FakeClock()  # plugged in again
+    again.logs = fake.logs
+    try:
+        rc, out, err = run(again, capsys, "--json", "logs", "pull", "-o", str(out_dir))
+        assert rc == 0, err
+        result = json.loads(out)[0]
+        assert result["resumed_from"] == 1024 and result["ok"] is True
+        assert [r for r in again.requests if r["cmd"] == "logs.get"][0]["offset"] == 1024
+        with open(result["path"], "rb") as f:
+            assert f.read() == fake.logs[fake.game_id]
+        assert not os.path.exists(part)
+    finally:
+        again.close()
+
+
+def test_tampered_log_fails_verification(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    with open(path, "rb") as f:
+        data = f.read()
+    # Give Black ten more seconds on move 3: the record still parses, the chain breaks.
+    forged = data.replace(b'"used_ms":55000', b'"used_ms":45000')
+    assert forged != data
+    with open(path, "wb") as f:
+        f.write(forged)
+    rc, out, err = run(fake, capsys, "logs", "verify", path)
+    assert rc != 0
+    assert "ALTERED" in out and "checksum mismatch" in err
+
+
+def test_log_cut_short(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:-20])
+    rc, out, err = run(fake, capsys, "logs", "verify", path)
+    assert rc != 0 and "CUT SHORT" in out
+
+
+def test_pull_reports_an_altered_log_on_the_clock(fake, capsys, tmp_path):
+    gid = fake.game_id
+    fake.logs[gid] = fake.logs[gid].replace(b'"used_ms":5000', b'"used_ms":4000')
+    rc, out, err = run(fake, capsys, "logs", "pull", "-o", str(tmp_path))
+    assert rc != 0 and "game %d: ALTERED" % gid in err
+
+
+def test_export_json_and_csv(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    rc, out, err = run(fake, capsys, "logs", "export", path, "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["verified"]["ok"] is True
+    assert doc["time_control"]["periods"] == 3
+    assert [m["side"] for m in doc["moves"]] == ["black" if s == 0 else "white" for _, s in PRESSES]
+    assert doc["moves"][2]["used_ms"] == 55000  # the pause did not count
+    assert doc["moves"][2]["left"] == {"main_ms": 0, "periods": 3, "period_ms": 30000}
+    # Straight from the clock, by game number: the same export.
+    rc, out2, err = run(fake, capsys, "logs", "export", str(fake.game_id))
+    assert json.loads(out2) == dict(doc)
+
+    csv_path = tmp_path / "game.csv"
+    rc, out, err = run(fake, capsys, "logs", "export", path, "--format", "csv", "-o", str(csv_path))
+    assert rc == 0, err
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+    assert len(rows) == len(doc["records"])
+    presses = [r for r in rows if r["event"] == "press"]
+    assert [int(r["move"]) for r in presses] == list(range(1, len(PRESSES) + 1))
+    assert presses[2]["used_ms"] == "55000" and presses[2]["period_ms"] == "30000"
+    assert any(r["phrase"] == "开始读秒" for r in rows)
+
+
+def write_sgf(path, moves):
+    game = sgf.Sgf_game(19)
+    game.get_root().set("PB", "黑方")
+    node = game.get_root()
+    for i in range(moves):
+        node = node.new_child()
+        node.set_move("b" if i % 2 == 0 else "w", (i // 19, i % 19))
+    path.write_bytes(game.serialise())
+
+
+def test_sgf_merge(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    record = tmp_path / "game.sgf"
+    write_sgf(record, len(PRESSES))
+    timed = tmp_path / "timed.sgf"
+    rc, out, err = run(fake, capsys, "logs", "sgf", path, "--merge", str(record), "-o", str(timed))
+    assert rc == 0, err
+    assert "warning" not in err
+    game = sgf.Sgf_game.from_bytes(timed.read_bytes())
+    root = game.get_root()
+    assert root.get_raw("TM") == b"60" and root.get("OT") == "3x30 byo-yomi"
+    assert root.get("PB") == "黑方"
+    nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]
+    assert nodes[0].get("BL") == 50.0 and not nodes[0].has_property("OB")
+    assert nodes[1].get("WL") == 50.0
+    # Move 3: Black in byo-yomi, a full 30 s period and 3 periods left after the move.
+    assert nodes[2].get("BL") == 30.0 and nodes[2].get("OB") == 3
+    assert all(n.has_property("BL" if n.get_move()[0] == "b" else "WL") for n in nodes)
+
+
+def test_sgf_merge_reports_a_different_move_count(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    record = tmp_path / "game.sgf"
+    write_sgf(record, len(PRESSES) + 3)
+    timed = tmp_path / "timed.sgf"
+    rc, out, err = run(fake, capsys, "logs", "sgf", path, "--merge", str(record), "-o", str(timed))
+    assert "the SGF has 15 moves and the clock log 12: times written on the first 12 only" in err
+    nodes = [
+        n
+        for n in sgf.Sgf_game.from_bytes(timed.read_bytes()).get_main_sequence()
+        if n.get_move()[0]
+    ]
+    assert [n.has_property("BL") or n.has_property("WL") for n in nodes] == [True] * 12 + [
+        False
+    ] * 3
+
+
+def test_sgf_merge_refuses_another_game(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    game = sgf.Sgf_game(19)
+    game.get_root().new_child().set_move("w", (3, 3))  # White first: not this game
+    record = tmp_path / "other.sgf"
+    record.write_bytes(game.serialise())
+    rc, out, err = run(
+        fake, capsys, "logs", "sgf", path, "--merge", str(record), "-o", str(tmp_path / "x.sgf")
+    )
+    assert rc != 0 and "move 1 is White's in the SGF but Black's on the clock" in err
+    assert not (tmp_path / "x.sgf").exists()
+
+
+def test_report_and_plot(fake, capsys, tmp_path):
+    path = pulled(fake, capsys, tmp_path / "out")
+    png = tmp_path / "game.png"
+    rc, out, err = run(fake, capsys, "logs", "report", path, "--plot", str(png))
+    assert rc == 0, err
+    assert "0:55" in out and "intact" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rc, out, err = run(fake, capsys, "--json", "logs", "report", path)
+    summary = json.loads(out)["summary"]
+    assert summary["black"]["used_ms"] == 10000 + 55000 + 4 * 2000
+    assert summary["black"]["longest_move"] == 3 and summary["black"]["overtime_moves"] == 5
+
+
+def test_list_and_clear(fake, capsys):
+    rc, out, err = run(fake, capsys, "--json", "logs", "list")
+    assert json.loads(out)[0]["game"] == fake.game_id
+    rc, out, err = run(fake, capsys, "logs", "clear")
+    assert rc == 0 and "1 game log removed" in out
+    rc, out, err = run(fake, capsys, "logs", "pull")
+    assert rc != 0 and "no game logs" in err
