@@ -159,11 +159,14 @@ class Protocol:
 
         A line longer than MAX_LINE is dropped as it streams in (never
         buffered whole) and answered with one error when its newline comes.
+        Empty lines get no reply.
         """
         replies = []
         buf = self._buf
         for b in data:
-            if b == 10:  # "\n"
+            # "\r" ends a line too: terminals (mpremote, miniterm) send it
+            # for Enter; the empty line after "\r\n" is skipped.
+            if b == 10 or b == 13:
                 if self._overlong:
                     replies.append(_error(None, "request line over %d bytes" % MAX_LINE))
                 elif self._len:

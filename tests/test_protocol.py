@@ -3,8 +3,9 @@
 import base64
 import json
 
-import gamelog
 import pytest
+
+import gamelog
 from fake_app import FakeApp
 from hal_fs import FS
 from protocol import MAX_LINE, Protocol
@@ -245,7 +246,7 @@ def test_line_length_limit(dev):
 
 def test_feed_assembles_lines_split_anywhere(dev):
     app, proto, _ = dev
-    stream = b'{"id":1,"cmd":"info"}\n\n{"id":2,"cmd":"status"}\n{"id":3,"cmd":"nope"}\n'
+    stream = b'{"id":1,"cmd":"info"}\r\n\n{"id":2,"cmd":"status"}\r{"id":3,"cmd":"nope"}\n'
     for cut in range(len(stream)):
         replies = proto.feed(stream[:cut]) + proto.feed(stream[cut:])
         assert [json.loads(r)["id"] for r in replies] == [1, 2, 3]
