@@ -187,6 +187,11 @@ def test_list_read_clear(tmp_path):
     with pytest.raises(ValueError, match="kept"):
         store.clear(first + 1)
     assert store.clear() == 1 and store.games() == [first + 1]
+    # a game cut off (no "end" record) is counted line by line
+    store.record("press", 1, 0, 1)
+    store.close()
+    assert store.list()[0]["records"] == 2
+    assert GameLogStore(fs).list()[0]["records"] == 2
     # stray files in logs/ are not games
     with fs.open("logs/notes.txt", "w") as f:
         f.write("x")
