@@ -55,15 +55,21 @@ import binascii
 import json
 
 from configstore import validate_config, validate_presets
-from gamelog import SIDES, VALUE_FIELDS
+from lineread import OVERLONG, LineReader
+from logline import SIDES, VALUE_FIELDS
+from reqargs import (
+    RequestError,
+    is_int,
+    want_bool,
+    want_int,
+    want_object,
+    want_seconds,
+    want_side,
+)
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
-
-
-class RequestError(ValueError):
-    """A request the protocol refuses before touching the app."""
 
 
 def _dumps(obj):
@@ -72,42 +78,6 @@ def _dumps(obj):
 
 def _error(rid, msg):
     return _dumps({"id": rid, "ok": False, "error": msg})
-
-
-def _is_int(v):
-    # bool is an int subclass on both CPython and MicroPython: refuse it.
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _want_int(req, key, lo, hi, default=None):
-    v = req.get(key, default)
-    if v is None:
-        return default
-    if not _is_int(v):
-        raise RequestError("'%s' must be an integer" % key)
-    if v < lo or v > hi:
-        raise RequestError("'%s' must be between %d and %d" % (key, lo, hi))
-    return v
-
-
-def _want_seconds(req, key):
-    """A duration in seconds (int or float, ms precision) -> int ms, or None."""
-    v = req.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise RequestError("'%s' must be a number of seconds" % key)
-    # The bound also rules out inf and nan (nan fails both comparisons).
-    if not (0 <= v <= 360000):
-        raise RequestError("'%s' must be between 0 and 360000 seconds" % key)
-    return int(v * 1000 + 0.5) if isinstance(v, float) else v * 1000
-
-
-def _want_side(req):
-    v = req.get("side")
-    if v not in SIDES:
-        raise RequestError('\'side\' must be "black" or "white"')
-    return SIDES.index(v)
 
 
 def clock_event(kind, side, t, value):
@@ -130,10 +100,7 @@ class Protocol:
         self.app = app
         self.write = write
         self.watching = False
-        # Line assembly for `feed`: one buffer, allocated once.
-        self._buf = bytearray(MAX_LINE)
-        self._len = 0
-        self._overlong = False
+        self._reader = LineReader(MAX_LINE)
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -155,31 +122,17 @@ class Protocol:
     # -- input -----------------------------------------------------------
 
     def feed(self, data):
-        """Take raw serial bytes; return the list of reply lines they complete.
+        """Take raw serial bytes; return the reply lines for the requests they complete.
 
-        A line longer than MAX_LINE is dropped as it streams in (never
-        buffered whole) and answered with one error when its newline comes.
-        Empty lines get no reply.
+        See lineread.py: over-long lines are refused without being buffered,
+        "\r" and "\r\n" end lines too, empty lines get no reply.
         """
         replies = []
-        buf = self._buf
-        for b in data:
-            # "\r" ends a line too: terminals (mpremote, miniterm) send it
-            # for Enter; the empty line after "\r\n" is skipped.
-            if b == 10 or b == 13:
-                if self._overlong:
-                    replies.append(_error(None, "request line over %d bytes" % MAX_LINE))
-                elif self._len:
-                    replies.append(self.handle_line(bytes(buf[: self._len])))
-                self._len = 0
-                self._overlong = False
-            elif self._overlong:
-                continue
-            elif self._len >= MAX_LINE - 1:  # room for the newline counts too
-                self._overlong = True
+        for line in self._reader.feed(data):
+            if line is OVERLONG:
+                replies.append(_error(None, "request line over %d bytes" % MAX_LINE))
             else:
-                buf[self._len] = b
-                self._len += 1
+                replies.append(self.handle_line(line))
         return replies
 
     def handle_line(self, line):
@@ -197,7 +150,7 @@ class Protocol:
             if not isinstance(req, dict):
                 return _error(None, "a request must be a JSON object")
             rid = req.get("id")
-            if rid is not None and not (_is_int(rid) or isinstance(rid, str)):
+            if rid is not None and not (is_int(rid) or isinstance(rid, str)):
                 rid = None
                 return _error(None, "'id' must be an integer or a string")
             cmd = req.get("cmd")
@@ -250,9 +203,7 @@ class Protocol:
         return {"config": self.app.get_config()}
 
     def _config_set(self, req):
-        new = req.get("config")
-        if not isinstance(new, dict):
-            raise RequestError("'config' must be an object")
+        new = want_object(req, "config")
         merged = dict(self.app.get_config())
         for k in new:
             merged[k] = new[k]
@@ -272,11 +223,11 @@ class Protocol:
         return {"logs": self.app.logs.list()}
 
     def _logs_get(self, req):
-        game = _want_int(req, "game", 0, 0x7FFFFFFF)
+        game = want_int(req, "game", 0, 0x7FFFFFFF)
         if game is None:
             raise RequestError("'game' is required")
-        offset = _want_int(req, "offset", 0, 0x7FFFFFFF, 0)
-        length = _want_int(req, "length", 1, LOG_CHUNK, LOG_CHUNK)
+        offset = want_int(req, "offset", 0, 0x7FFFFFFF, 0)
+        length = want_int(req, "length", 1, LOG_CHUNK, LOG_CHUNK)
         data, size = self.app.logs.read(game, offset, length)
         b64 = binascii.b2a_base64(data).decode().strip() if data else ""
         return {
@@ -288,22 +239,20 @@ class Protocol:
         }
 
     def _logs_clear(self, req):
-        game = _want_int(req, "game", 0, 0x7FFFFFFF)
+        game = want_int(req, "game", 0, 0x7FFFFFFF)
         return {"removed": self.app.logs.clear(game)}
 
     def _watch(self, req):
-        on = req.get("on")
-        if not isinstance(on, bool):
-            raise RequestError("'on' must be true or false")
+        on = want_bool(req, "on")
         self.watching = on
         return {"on": on}
 
     def _time_set(self, req):
-        side = _want_side(req)
-        main_ms = _want_seconds(req, "main")
-        period_ms = _want_seconds(req, "period")
-        periods = _want_int(req, "periods", 0, 1000)
-        moves = _want_int(req, "moves", 0, 1000)
+        side = want_side(req)
+        main_ms = want_seconds(req, "main")
+        period_ms = want_seconds(req, "period")
+        periods = want_int(req, "periods", 0, 1000)
+        moves = want_int(req, "moves", 0, 1000)
         if main_ms is None and period_ms is None and periods is None and moves is None:
             raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
         self.app.time_set(side, main_ms, periods, period_ms, moves)
@@ -318,7 +267,7 @@ class Protocol:
         return {"state": self.app.status()["state"]}
 
     def _reset(self, req):
-        preset = _want_int(req, "preset", 0, 1000)
+        preset = want_int(req, "preset", 0, 1000)
         if preset is not None and preset >= len(self.app.get_presets()):
             raise RequestError("no preset %d" % preset)
         self.app.reset(preset)
@@ -326,7 +275,7 @@ class Protocol:
         return {"state": st["state"], "time_control": st["time_control"]}
 
     def _press(self, req):
-        side = _want_side(req)
+        side = want_side(req)
         accepted, reason = self.app.press(side)
         r = {"accepted": bool(accepted)}
         if not accepted:
