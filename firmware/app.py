@@ -142,6 +142,7 @@ class App:
             self.announcer.player.set_volume(cfg["volume"])
         if self.board.has_console:
             self.announcer.echo = self._echo
+            self.board.console({"buttons": cfg["buttons"]})
 
     def _new_clock(self, tc_json):
         self.tc = parse(tc_json)

@@ -309,9 +309,12 @@ class DesktopBoard:
             self._out = self._out[n:]
 
     def kbd_intr(self, enable):
-        import micropython
-
-        micropython.kbd_intr(3 if enable else -1)
+        # Only reported, not done: on the unix port kbd_intr(-1) restores the
+        # default SIGINT action, so a Ctrl-C in the terminal would then KILL
+        # the process. The desktop's serial line is a raw pty, where Ctrl-C is
+        # a plain byte the protocol refuses; a board calls micropython.kbd_intr.
+        self.kbd = 3 if enable else -1
+        self.console({"kbd_intr": self.kbd})
 
     # ----- the rest of the board ----------------------------------------------
 

@@ -21,7 +21,6 @@ import micropython
 
 from buttons import ARBITER, LEFT, RIGHT, EdgeRing
 from hal_fs import FS
-from ticks import TICKS_MAX
 
 SERIAL_CHUNK = 256  # bytes taken from the USB line per loop iteration, at most
 
@@ -50,7 +49,7 @@ class McuBoard:
         self.sounds = spec.get("sounds", "/sounds")
         self.ring = EdgeRing()
         self.display = None
-        self._pins = [None, None, None]
+        self._pins: list = [None, None, None]
         self._irq_handlers = []
         self._led = None
         self._adc = None
@@ -59,8 +58,8 @@ class McuBoard:
         self._one = bytearray(1)
         self._chunk = bytearray(SERIAL_CHUNK)
         self._chunk_view = memoryview(self._chunk)
-        self._in = getattr(sys.stdin, "buffer", sys.stdin)
-        self._out = getattr(sys.stdout, "buffer", sys.stdout)
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
         buttons = spec.get("buttons", {})
@@ -74,9 +73,8 @@ class McuBoard:
     # ----- time ------------------------------------------------------------
 
     def ticks(self):
-        # The 32-bit ports wrap at 2**30 already; the mask costs nothing and
-        # keeps ticks.py's contract on any port.
-        return time.ticks_ms() & TICKS_MAX
+        # RP2040 and ESP32 wrap ticks_ms at 2**30 already: ticks.py's period.
+        return time.ticks_ms()
 
     def wait(self, ms):
         """Idle up to `ms`; interrupts and I2S callbacks still run meanwhile."""
@@ -102,7 +100,7 @@ class McuBoard:
 
         # One closure per pin, made once: the handler allocates nothing.
         def on_edge(_pin):
-            ring.put(ch, ticks_ms() & TICKS_MAX)
+            ring.put(ch, ticks_ms())
 
         self._irq_handlers.append(on_edge)
         trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
@@ -151,13 +149,11 @@ class McuBoard:
         return self._chunk_view[:n]
 
     def write_serial(self, text):
+        # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
         try:
-            self._out.write(text)
-        except (OSError, TypeError):
-            try:
-                self._out.write(text.encode())
-            except OSError:
-                pass  # no host listening: the clock goes on
+            self._out.write(text.encode())
+        except OSError:
+            pass  # no host listening: the clock goes on
 
     def kbd_intr(self, enable):
         micropython.kbd_intr(3 if enable else -1)
@@ -194,7 +190,7 @@ class McuBoard:
         if not isinstance(spec, dict):
             return
         try:
-            import ssd1306  # micropython-lib, installed by `make flash`
+            import ssd1306  # type: ignore[import-not-found]  # micropython-lib, by `make flash`
 
             i2c = machine.I2C(
                 spec.get("i2c_id", 0),
