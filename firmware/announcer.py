@@ -80,7 +80,7 @@ class Announcer:
         if late > STALE_MS:
             self.skipped += 1
             return
-        if self._group == tick and self._qlen and self._side == side:
+        if self._group == tick and self._side == side:
             if self._qlen < QUEUE:
                 self._queue[self._qlen] = phrase
                 self._qlen += 1

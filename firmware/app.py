@@ -19,6 +19,8 @@ gestures.py. Times are ms ticks; `t` in records is game time (ms since the
 start, pauses included), carried across a power loss by the checkpoint.
 """
 
+from array import array
+
 import gameclock
 from announcer import Announcer
 from battery import BatteryWatch
@@ -37,6 +39,7 @@ SIDES = ("black", "white")
 MAX_WAIT_MS = 20
 VIEW_MS = 100  # how often the shown view is recomputed while a clock runs
 STATUS_MS = 1000  # status events while a clock runs (when watched)
+QUEUE = 8  # button changes handled per step, at most
 QUIET_MS = 40  # no slow work (display, periodic checkpoint) this close to a deadline
 RUNNING = gameclock.RUNNING
 PAUSED = gameclock.PAUSED
@@ -61,7 +64,9 @@ class App:
         self.pending = []  # notices for the next game log
         self.errors = 0  # exceptions caught by the loop
         self._side_of = bytearray(2)  # physical button (LEFT, RIGHT) -> side
-        self._res = bytearray(CHANNELS)
+        self._qkind = bytearray(QUEUE)  # confirmed button changes of one step
+        self._qch = bytearray(QUEUE)
+        self._qtick = array("i", [0] * QUEUE)
         self._changed = True
         self._kbd = None
         self._last_view = None
@@ -95,7 +100,11 @@ class App:
         if warning:
             self._notice("storage", warning, speak=False)
         if data is not None and self._restore(data):
-            self._notice("power_resume", "power loss: game %s resumed, paused" % data.get("game"))
+            self._notice(
+                "power_resume",
+                "game %s resumed after a power loss, paused at move %d"
+                % (data.get("game"), self.clock.moves_made),
+            )
         else:
             self.checkpoints.clear()
             self._new_clock(self.store.config["time_control"])
@@ -255,11 +264,10 @@ class App:
         now = b.ticks()
         b.poll_inputs(now)
         b.ring.drain(deb)
-        res = self._res
         for ch in range(CHANNELS):
             level = b.level(ch)
             deb.observe(ch, level, now)
-            res[ch] = deb.settle(ch, level, now)
+            deb.settle(ch, level, now)
         self._buttons(now)
         limit = deb.hold(now)
         if ticks_diff(limit, self.now) > 0:
@@ -275,28 +283,38 @@ class App:
         b.wait(self._wait_ms(now))
 
     def _buttons(self, now):
-        # Confirmed presses in the order of their first edges (two in one step is rare).
-        res = self._res
-        first = self.deb.first
-        while True:
-            pick = -1
-            for ch in range(CHANNELS):
-                if res[ch] != NONE and (pick < 0 or ticks_diff(first[ch], first[pick]) < 0):
-                    pick = ch
-            if pick < 0:
-                return
-            kind = res[pick]
-            res[pick] = NONE
-            tick = first[pick]
+        # Confirmed changes, handled in the order of their ticks (two in one step is rare).
+        deb = self.deb
+        n = 0
+        while n < QUEUE:
+            kind = deb.pop()
+            if kind == NONE:
+                break
+            self._qkind[n] = kind
+            self._qch[n] = deb.channel
+            self._qtick[n] = deb.tick
+            n += 1
+        while n:
+            pick = 0
+            for i in range(1, n):
+                if ticks_diff(self._qtick[i], self._qtick[pick]) < 0:
+                    pick = i
+            kind = self._qkind[pick]
+            ch = self._qch[pick]
+            tick = self._qtick[pick]
+            n -= 1
+            self._qkind[pick] = self._qkind[n]
+            self._qch[pick] = self._qch[n]
+            self._qtick[pick] = self._qtick[n]
             if ticks_diff(tick, self.now) < 0:
                 tick = self.now  # held back no longer (a chattering switch): never charge the past
-            if pick == ARBITER:
+            if ch == ARBITER:
                 if kind == PRESS:
                     self.gestures.on_arbiter_down(tick, now)
                 else:
                     self.gestures.on_arbiter_up(now)
             elif kind == PRESS:
-                self.gestures.on_press(self._side_of[pick], tick, now)
+                self.gestures.on_press(self._side_of[ch], tick, now)
 
     def _periodic(self, now):
         clock = self.clock

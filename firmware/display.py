@@ -36,7 +36,7 @@ def _side_view(st):
     if "periods" in st:
         if main > 0:
             return clock_text(main), "%dx%ds" % (st["periods"], st.get("period_ms", 0) // 1000)
-        return clock_text(st.get("period_ms", 0)), "byo-yomi %d left" % st["periods"]
+        return clock_text(st.get("period_ms", 0)), "byo %d left" % st["periods"]
     if "moves" in st:
         if main > 0:
             return clock_text(main), "then %d moves" % st["moves"]

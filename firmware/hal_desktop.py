@@ -179,13 +179,13 @@ class DesktopBoard:
         was = self.level(ch)
         self._tap_end[ch] = ticks_add(now, TAP_MS)
         if not was:
-            self.ring.put(ch, now)
+            self.ring.put(ch, now, 1)
 
     def _set(self, ch, down, now):
         was = self.level(ch)
         self._down[ch] = 1 if down else 0
         if self.level(ch) != was:
-            self.ring.put(ch, now)
+            self.ring.put(ch, now, self.level(ch))
 
     def poll_inputs(self, now):
         for ch in range(3):
@@ -193,7 +193,7 @@ class DesktopBoard:
             if end is not None and ticks_diff(now, end) >= 0:
                 self._tap_end[ch] = None
                 if not self._down[ch]:
-                    self.ring.put(ch, end)
+                    self.ring.put(ch, end, 0)
         # Keys are read one byte at a time, and not at all while "!wait" runs:
         # what follows a wait in a script happens after it.
         while self._target is None and self._keys is not None and self._ready(self._keys):

@@ -99,8 +99,8 @@ class McuBoard:
         ticks_ms = time.ticks_ms
 
         # One closure per pin, made once: the handler allocates nothing.
-        def on_edge(_pin):
-            ring.put(ch, ticks_ms())
+        def on_edge(p):
+            ring.put(ch, ticks_ms(), 1 - p.value())
 
         self._irq_handlers.append(on_edge)
         trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING

@@ -1,0 +1,197 @@
+"""The announcer, the battery watch and the display view, each on its own (CPython)."""
+
+import os
+
+import beep
+from announcer import STALE_MS, Announcer
+from battery import LOW_READINGS, REARM_MV, BatteryWatch
+from conftest import REPO
+from display import Ssd1306View, clock_text, view
+
+SOUNDS = os.path.join(REPO, "sounds")
+
+
+class FakePlayer:
+    """Plays for `length` ms of a clock the test moves; records what it was asked."""
+
+    def __init__(self, clips=True, length=300):
+        self.now = 0
+        self.clips = clips
+        self.length = length
+        self.played = []
+        self.stops = 0
+        self._until = None
+
+    def busy(self):
+        return self._until is not None and self.now < self._until
+
+    def stop(self):
+        self.stops += 1
+        self._until = None
+
+    def play(self, what):
+        if isinstance(what, str) and not self.clips:
+            return False
+        self.played.append((self.now, what))
+        self._until = self.now + self.length
+        return True
+
+    def set_volume(self, v):
+        pass
+
+
+def names(player):
+    return [os.path.basename(w) if isinstance(w, str) else "beep" for _, w in player.played]
+
+
+def test_calls_play_their_clips_and_the_newer_call_wins():
+    p = FakePlayer(length=5000)  # a clip longer than the gap to the next call
+    a = Announcer(p)
+    assert a.load_pack(SOUNDS, "zh") is None
+    a.say("30秒", 0, 30000, 30003)
+    p.now = 3000  # the 30 s clip still playing
+    a.say("40秒", 0, 40000, 40001)
+    assert names(p) == ["sec_30.wav", "sec_40.wav"]
+    assert p.stops >= 1  # the 30 s call was cut
+    assert a.worst_late_ms == 3
+
+
+def test_calls_of_one_tick_play_back_to_back():
+    p = FakePlayer(length=400)
+    a = Announcer(p)
+    a.load_pack(SOUNDS, "zh")
+    a.say("1分", 0, 60000, 60000)
+    a.say("还剩4分", 0, 60000, 60000)
+    assert names(p) == ["min_1.wav"]
+    p.now = 200
+    a.pump(60200)
+    assert names(p) == ["min_1.wav"]  # still speaking "1分"
+    p.now = 400
+    a.pump(60400)
+    assert names(p) == ["min_1.wav", "left_min_4.wav"]
+
+
+def test_stale_call_is_not_spoken_and_a_press_cuts_the_mover_s_calls():
+    p = FakePlayer()
+    a = Announcer(p)
+    a.load_pack(SOUNDS, "zh")
+    a.say("50秒", 1, 0, STALE_MS + 1)
+    assert p.played == [] and a.skipped == 1
+    a.say("55秒", 1, 5000, 5000)
+    a.cancel_side(0)
+    assert p.stops == 0
+    a.cancel_side(1)
+    assert p.stops == 1
+
+
+def test_no_clip_or_a_buzzer_gets_the_beep_pattern():
+    p = FakePlayer(clips=False)
+    a = Announcer(p)
+    a.load_pack(SOUNDS, "zh")
+    a.say("30秒", 0, 0, 0)
+    assert p.played[-1][1] == beep.pattern("30秒")
+    a.notice("reset")  # no clip for it in any pack: a blip
+    assert p.played[-1][1] == beep.pattern("reset")
+
+
+def test_notice_uses_the_pack_s_device_phrase():
+    p = FakePlayer()
+    a = Announcer(p)
+    a.load_pack(SOUNDS, "zh")
+    a.notice("pause")
+    a.notice("preset_3")
+    assert names(p) == ["pause.wav", "preset_3.wav"]
+
+
+def test_missing_pack_is_reported_and_beeps_instead(tmp_path):
+    p = FakePlayer()
+    a = Announcer(p)
+    warning = a.load_pack(str(tmp_path), "zh")
+    assert "voice pack zh unusable" in warning
+    a.say("10", 0, 0, 0)
+    assert p.played[-1][1] == beep.pattern("10")
+
+
+def test_battery_warns_once_after_consecutive_low_readings():
+    w = BatteryWatch(3500, check_ms=1000)
+    t = 0
+    said = []
+    for mv in [3600, 3450, 3600, 3450, 3440, 3430, 3420, 3400, 3300]:
+        assert w.due(t)
+        said.append(w.check(mv, t))
+        t += 1000
+    assert said.count(True) == 1
+    assert said.index(True) == 3 + LOW_READINGS - 1
+    # A fresh battery re-arms the warning.
+    w.check(3500 + REARM_MV, t)
+    for _ in range(LOW_READINGS):
+        t += 1000
+        last = w.check(3400, t)
+    assert last is True
+
+
+def test_battery_not_wired_or_disabled():
+    w = BatteryWatch(3500)
+    assert not any(w.check(None, t) for t in range(0, 100000, 10000))
+    w = BatteryWatch(0)
+    assert not any(w.check(1000, t) for t in range(0, 100000, 10000))
+
+
+def test_clock_text_rounds_up():
+    assert clock_text(0) == "0:00"
+    assert clock_text(1) == "0:01"
+    assert clock_text(59001) == "1:00"
+    assert clock_text(6900000) == "1:55:00"
+
+
+def status(state="running", turn="black", black=None, white=None):
+    return {
+        "state": state,
+        "turn": turn,
+        "black": black or {"main_ms": 60000, "flagged": False, "periods": 5, "period_ms": 60000},
+        "white": white or {"main_ms": 0, "flagged": False, "periods": 3, "period_ms": 41200},
+    }
+
+
+def test_view_shows_byoyomi_moves_and_flags():
+    v = view(status())
+    assert v["black"] == "1:00" and v["black_sub"] == "5x60s"
+    assert v["white"] == "0:42" and "3" in v["white_sub"]
+    v = view(status(black={"main_ms": 0, "flagged": False, "moves": 4, "period_ms": 61000}))
+    assert v["black"] == "1:01" and "4 moves" in v["black_sub"]
+    v = view(status(state="ended", black={"main_ms": 0, "flagged": True}))
+    assert v["note"] == "BLACK FLAG"
+    assert view(status(state="paused"))["note"] == "PAUSED"
+    assert view(status(), menu="2 1h + 3x30s")["note"].startswith("preset 2")
+
+
+class FakeSsd1306:
+    def __init__(self):
+        self.texts = []
+        self.rects = 0
+        self.shows = 0
+
+    def fill(self, c):
+        self.texts = []
+
+    def text(self, s, x, y, c=1):
+        self.texts.append((s, x, y))
+
+    def fill_rect(self, x, y, w, h, c):
+        self.rects += 1
+
+    def show(self):
+        self.shows += 1
+
+
+def test_ssd1306_view_draws_once_per_change_and_fits_128_pixels():
+    d = FakeSsd1306()
+    sv = Ssd1306View(d)
+    v = view(status())
+    sv.draw(v)
+    sv.draw(dict(v))
+    assert d.shows == 1
+    for s, x, _ in d.texts:
+        assert x + 8 * len(s) <= 128, s
+    sv.draw(view(status(state="paused")))
+    assert d.shows == 2 and ("PAUSED", 0, 56) in d.texts
