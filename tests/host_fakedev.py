@@ -81,7 +81,7 @@ class FakeClock:
         if self.mode == "silent":
             return None
         if self.mode == "garbage":
-            self._send("Traceback (most recent call last):")
+            self._send("rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)")
             self._send(">>> ")
             return None
         if self.mode == "banner":

@@ -232,15 +232,25 @@ def build_parser():
     p = _add(
         voice,
         "check",
-        "cmd_voice:do_check",
+        "cmd_deploy:do_voice_check",
         "report missing phrases, bad formats, clips too long",
         device=False,
     )
     p.add_argument("dir")
+    p.add_argument(
+        "--profile", choices=("cn", "jp", "en"), help="call profile (default: the manifest's)"
+    )
     p = _add(
-        voice, "push", "cmd_voice:do_push", "upload a voice pack to the clock", json_flag=False
+        voice,
+        "push",
+        "cmd_deploy:do_voice_push",
+        "upload a voice pack to the clock",
+        json_flag=False,
     )
     p.add_argument("dir")
+    p.add_argument(
+        "--profile", choices=("cn", "jp", "en"), help="call profile (default: the manifest's)"
+    )
 
     sim = sub.add_parser("simulate", help="run a scenario through the clock core, print JSON Lines")
     sim.add_argument("scenario", help="scenario JSON file")

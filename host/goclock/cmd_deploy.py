@@ -1,0 +1,107 @@
+"""`goclock deploy --board ...` and `goclock voice check|push`: firmware and voice to a board."""
+
+import os
+
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+from . import deploy, device, paths, ui
+from .errors import GoclockError
+
+
+def _bar():
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), console=ui.console()
+    )
+
+
+def copy_files(board, plan, bar):
+    """Copy [(local, remote)] with one progress bar over all their bytes."""
+    total = sum(os.path.getsize(local) for local, _ in plan)
+    task = bar.add_task("firmware", total=total)
+    done = 0
+    for local, remote in plan:
+        bar.update(task, description=remote)
+        base = done
+        board.put(local, remote, lambda n, _size, b=base: bar.update(task, completed=b + n))
+        done += os.path.getsize(local)
+        bar.update(task, completed=done)
+    bar.update(task, description="firmware")
+
+
+def push_voice(board, pack_dir, bar, profile=None):
+    from . import voice
+
+    task = bar.add_task("voice " + os.path.basename(pack_dir), total=None)
+
+    def put_file(local, remote):
+        board.put(local, remote)
+
+    def progress(done, total, remote):
+        bar.update(task, completed=done, total=total, description=remote)
+
+    return voice.push(
+        pack_dir, put_file, mkdir=board.mkdir, progress=progress, profile_name=profile
+    )
+
+
+def do_deploy(args, open_board=deploy.Board):
+    plan = deploy.build(args.board)
+    pack = None
+    if args.voice and args.voice != "none":
+        pack = os.path.join(paths.REPO_ROOT, "sounds", args.voice)
+        if not os.path.isdir(pack):
+            raise GoclockError(
+                "no voice pack %r in sounds/ (use --voice none to deploy without one)" % args.voice
+            )
+    if args.dry_run:
+        for local, remote in plan:
+            print("%s -> :%s" % (os.path.relpath(local, paths.REPO_ROOT), remote))
+        if pack:
+            print("%s/ -> :/sounds/%s/" % (os.path.relpath(pack, paths.REPO_ROOT), args.voice))
+        return 0
+    port = device.choose_port(args.port)
+    deploy.guard(port, args.force)
+    board = open_board(port)
+    try:
+        with _bar() as bar:
+            copy_files(board, plan, bar)
+            if pack:
+                push_voice(board, pack, bar)
+    finally:
+        board.restart()
+    print(
+        "deployed to %s (%s): %d files%s; the clock restarts"
+        % (port, args.board, len(plan), ", voice " + args.voice if pack else "")
+    )
+    return 0
+
+
+def do_voice_check(args):
+    from . import voice
+
+    report = voice.check(args.dir, args.profile)
+    if args.json:
+        ui.print_json(
+            {"dir": args.dir, "ok": report.ok, "problems": report.problems, "notes": report.notes}
+        )
+    else:
+        for line in report.lines():
+            print(line)
+    if not report.ok:
+        raise GoclockError(
+            "%s: %d problem(s): the pack cannot be used as it is" % (args.dir, len(report.problems))
+        )
+    return 0
+
+
+def do_voice_push(args, open_board=deploy.Board):
+    port = device.choose_port(args.port)
+    deploy.guard(port, False)
+    board = open_board(port)
+    try:
+        with _bar() as bar:
+            written = push_voice(board, args.dir, bar, args.profile)
+    finally:
+        board.restart()
+    print("voice pack %s: %d files copied to the clock" % (args.dir, len(written)))
+    return 0

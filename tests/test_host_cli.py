@@ -1,0 +1,352 @@
+"""The goclock command line against a fake clock: what it sends, what it prints, and one clear
+line with a non-zero exit (never a traceback) for every user error."""
+
+import json
+import os
+
+import pytest
+
+from goclock import cmd_deploy, cmd_device, paths
+from goclock.cli import build_parser, main
+from host_fakedev import FakeClock
+
+
+@pytest.fixture
+def fake():
+    clock = FakeClock()
+    yield clock
+    clock.close()
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOCLOCK_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GOCLOCK_PORT", raising=False)
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_line_error(rc, err, text):
+    assert rc != 0
+    assert "Traceback" not in err
+    assert err.count("\n") == 1 and err.startswith("goclock: ")
+    assert text in err
+
+
+def test_config_set_by_notation_sends_the_core_json(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "config", "set", "cn", "2h/5", "--volume", "5")
+    assert rc == 0, err
+    sent = [r for r in fake.requests if r["cmd"] == "config.set"][0]["config"]
+    assert sent == {
+        "time_control": {
+            "type": "byoyomi",
+            "main": 6900,
+            "periods": 5,
+            "period": 60,
+            "calls": "cn",
+        },
+        "volume": 5,
+    }
+    assert "cn 2h/5" in out
+
+
+def test_config_set_from_sgf_and_file(fake, capsys, tmp_path):
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[19]TM[1500]OT[25/300 Canadian];B[pd])")
+    rc, out, err = run(capsys, "--port", fake.path, "config", "set", "--from-sgf", str(sgf))
+    assert rc == 0, err
+    assert fake.config["time_control"]["moves"] == 25
+    tc = tmp_path / "tc.json"
+    tc.write_text(json.dumps({"type": "fischer", "main": 300, "increment": 5}))
+    rc, out, err = run(capsys, "--port", fake.path, "config", "set", "--file", str(tc))
+    assert rc == 0 and fake.config["time_control"]["increment"] == 5
+
+
+def test_config_show_json(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "--json", "config", "show")
+    assert json.loads(out) == fake.config
+    rc, out, err = run(capsys, "config", "show", "--port", fake.path)
+    assert "byo 1h+5x30s" in out
+
+
+def test_bad_notation_is_one_line(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "config", "set", "byo", "1h+5x30")
+    one_line_error(rc, err, "'30' is not a duration")
+    assert not any(r["cmd"] == "config.set" for r in fake.requests)
+
+
+def test_refused_while_running(fake, capsys):
+    run(capsys, "--port", fake.path, "press", "white")  # starts the game
+    rc, out, err = run(
+        capsys, "--port", fake.path, "time", "set", "black", "25:00", "--periods", "3"
+    )
+    one_line_error(rc, err, "the clock refused time.set: clock is running: pause it first")
+    rc, out, err = run(capsys, "--port", fake.path, "pause")
+    assert rc == 0 and "paused" in out
+    rc, out, err = run(
+        capsys, "--port", fake.path, "time", "set", "black", "25:00", "--periods", "3"
+    )
+    assert rc == 0, err
+    assert fake.requests[-1] == {
+        "id": 2,
+        "cmd": "time.set",
+        "side": "black",
+        "main": 1500,
+        "periods": 3,
+    }
+    assert "25:00  3 ×" in out
+
+
+def test_time_set_needs_something(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "time", "set", "white")
+    one_line_error(rc, err, "say what to set")
+
+
+def test_reset_to_a_preset_by_name(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "presets", "push", "cn-national", "fast")
+    assert rc == 0, err
+    assert [p["name"] for p in fake.presets] == ["cn-national", "fast"]
+    rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "fast")
+    assert rc == 0 and "byo 30m+3x30s" in out
+    assert fake.requests[-1]["preset"] == 1
+    rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "nope")
+    one_line_error(rc, err, "the clock has no preset 'nope'")
+
+
+def test_user_presets(fake, capsys):
+    rc, out, err = run(
+        capsys, "presets", "add", "club", "byo", "45m+5x30s", "--about", "Tuesday club"
+    )
+    assert rc == 0, err
+    rc, out, err = run(capsys, "--json", "presets", "list")
+    mine = [p for p in json.loads(out) if p["origin"] == "yours"]
+    assert mine[0]["time_control"]["main"] == 2700
+    rc, out, err = run(capsys, "--port", fake.path, "presets", "push")  # yours by default
+    assert [p["name"] for p in fake.presets] == ["club"]
+    rc, out, err = run(capsys, "--port", fake.path, "config", "set", "--preset", "club")
+    assert rc == 0 and fake.config["time_control"]["periods"] == 5
+    rc, out, err = run(capsys, "presets", "remove", "club")
+    rc, out, err = run(capsys, "presets", "remove", "club")
+    one_line_error(rc, err, "you have no preset named 'club'")
+
+
+def test_every_builtin_preset_fits_one_request(fake, capsys):
+    rc, out, err = run(capsys, "--port", fake.path, "presets", "push")
+    assert rc == 0, err
+    assert len(fake.presets) >= 8
+
+
+def test_too_many_presets(capsys):
+    for i in range(11):
+        run(capsys, "presets", "add", "p%d" % i, "sd", "%dm" % (i + 1))
+    rc, out, err = run(capsys, "--port", "/dev/null", "presets", "push")
+    one_line_error(rc, err, "at most 10 presets")
+
+
+@pytest.mark.parametrize(
+    "mode,text",
+    [("silent", "did not answer info"), ("garbage", "does not speak the goclock protocol")],
+)
+def test_device_errors_are_one_line(fake, capsys, mode, text):
+    fake.mode = mode
+    rc, out, err = run(capsys, "--port", fake.path, "--timeout", "0.3", "status")
+    one_line_error(rc, err, text)
+
+
+def test_wrong_firmware_version(fake, capsys):
+    fake.protocol = 7
+    rc, out, err = run(capsys, "--port", fake.path, "status")
+    one_line_error(rc, err, "speaking protocol 7")
+
+
+def test_no_device_and_busy_device(fake, capsys, monkeypatch):
+    rc, out, err = run(capsys, "--port", "/dev/does-not-exist", "info")
+    one_line_error(rc, err, "no such serial device")
+    monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
+    rc, out, err = run(capsys, "info")
+    one_line_error(rc, err, "no goclock found")
+    from goclock.transport import SerialTransport
+
+    holder = SerialTransport(fake.path)
+    try:
+        rc, out, err = run(capsys, "--port", fake.path, "info")
+        one_line_error(rc, err, "is busy")
+    finally:
+        holder.close()
+
+
+class Port:
+    def __init__(self, device):
+        self.device = device
+        self.description = "USB serial"
+
+
+def test_ports_and_autodetect(capsys, monkeypatch):
+    clocks = [FakeClock(), FakeClock()]
+    silent = FakeClock()
+    silent.mode = "silent"
+    try:
+        ports = [Port(c.path) for c in clocks + [silent]]
+        monkeypatch.setattr("serial.tools.list_ports.comports", lambda: ports)
+        rc, out, err = run(capsys, "--json", "ports")
+        found = {p["port"]: p for p in json.loads(out)}
+        assert found[clocks[0].path]["info"]["board"] == "fake"
+        assert found[silent.path]["info"] is None
+        rc, out, err = run(capsys, "status")
+        one_line_error(rc, err, "several goclocks found")
+        ports.pop(0)
+        rc, out, err = run(capsys, "--json", "info")
+        assert rc == 0 and json.loads(out)["board"] == "fake"
+    finally:
+        for c in clocks + [silent]:
+            c.close()
+
+
+def test_watch_prints_events_and_leaves_on_ctrl_c(fake, capsys):
+    fake.events_on_watch = [
+        {"event": "call", "t": 95000, "side": "black", "phrase": "30秒"},
+        {
+            "event": "status",
+            "state": "running",
+            "turn": "black",
+            "moves": 3,
+            "black": {"main_ms": 0, "flagged": False, "periods": 5, "period_ms": 25000},
+            "white": {"main_ms": 60000, "flagged": False, "periods": 5, "period_ms": 30000},
+        },
+    ]
+    args = build_parser().parse_args(["--port", fake.path, "watch", "--seconds", "100"])
+    calls = {"n": 0}
+
+    def now():
+        calls["n"] += 1
+        if calls["n"] > 8:
+            raise KeyboardInterrupt  # the user presses Ctrl-C
+        return 0.0
+
+    assert cmd_device.do_watch(args, now=now) == 0
+    out = capsys.readouterr().out
+    assert "black: “30秒”" in out and "black 0:00.0  5 × 0:25" in out
+    assert fake.requests[-1]["cmd"] == "watch" and fake.requests[-1]["on"] is False
+
+
+def test_watch_json_lines(fake, capsys):
+    fake.events_on_watch = [{"event": "press", "t": 65000, "side": "black", "used_ms": 65000}]
+    rc, out, err = run(capsys, "--port", fake.path, "--json", "watch", "--seconds", "0.3")
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert lines[0]["event"] == "status" and lines[1]["used_ms"] == 65000
+
+
+def test_group_without_command_shows_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["logs"])
+    assert exc.value.code == 0
+    assert "pull" in capsys.readouterr().out
+
+
+class FakeBoard:
+    def __init__(self, port):
+        self.port = port
+        self.files = {}
+        self.dirs = []
+        self.restarted = False
+
+    def mkdir(self, path):
+        self.dirs.append(path)
+
+    def put(self, local, remote, progress=None):
+        with open(local, "rb") as f:
+            self.files[remote] = f.read()
+        if progress:
+            progress(len(self.files[remote]), len(self.files[remote]))
+
+    def restart(self):
+        self.restarted = True
+
+
+@pytest.fixture
+def firmware(tmp_path, monkeypatch):
+    src = tmp_path / "firmware"
+    src.mkdir()
+    (src / "main.py").write_text("import clockapp\nclockapp.run()\n")
+    (src / "clockapp.py").write_text("def run():\n    return 1\n")
+    (src / "simulate.py").write_text("print('desktop only')\n")
+    monkeypatch.setattr(paths, "firmware_dir", lambda: str(src))
+    monkeypatch.setattr(paths, "REPO_ROOT", str(tmp_path))
+    return src
+
+
+def test_deploy_compiles_and_copies(fake, firmware, capsys):
+    boards = []
+    args = build_parser().parse_args(
+        ["--port", fake.path, "deploy", "--board", "pico", "--voice", "none"]
+    )
+    assert (
+        cmd_deploy.do_deploy(
+            args, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
+        )
+        == 0
+    )
+    files = boards[0].files
+    assert sorted(files) == ["/clockapp.mpy", "/main.py"]
+    assert files["/clockapp.mpy"][:1] == b"M"  # a .mpy file, not source
+    assert files["/main.py"].startswith(b"import clockapp")
+    assert boards[0].restarted
+
+
+def test_deploy_refuses_while_a_game_runs(fake, firmware, capsys):
+    fake.state = "running"
+    opened = []
+    args = build_parser().parse_args(
+        ["--port", fake.path, "deploy", "--board", "esp32-devkitc", "--voice", "none"]
+    )
+    with pytest.raises(Exception) as err:
+        cmd_deploy.do_deploy(args, open_board=opened.append)
+    assert "a game is on the clock" in str(err.value) and not opened
+    forced = build_parser().parse_args(
+        ["--port", fake.path, "deploy", "--board", "esp32-devkitc", "--voice", "none", "--force"]
+    )
+    boards = []
+    assert (
+        cmd_deploy.do_deploy(
+            forced, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
+        )
+        == 0
+    )
+
+
+def test_deploy_with_voice_pack(fake, firmware, capsys, monkeypatch):
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.symlink(os.path.join(repo, "sounds"), str(firmware.parent / "sounds"))
+    # The pack is checked with the real firmware's call plan; only the deployed code is fake.
+    monkeypatch.setenv("GOCLOCK_FIRMWARE", os.path.join(repo, "firmware"))
+    boards = []
+    args = build_parser().parse_args(["--port", fake.path, "deploy", "--board", "pico"])
+    assert (
+        cmd_deploy.do_deploy(
+            args, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
+        )
+        == 0
+    )
+    files = boards[0].files
+    assert "/sounds/zh/manifest.json" in files
+    assert "/sounds" in boards[0].dirs
+
+
+def test_deploy_dry_run_and_missing_main(firmware, capsys):
+    rc, out, err = run(capsys, "deploy", "--board", "pico", "--dry-run", "--voice", "none")
+    assert rc == 0 and "-> :/clockapp.mpy" in out and "simulate" not in out
+    os.remove(str(firmware / "main.py"))
+    rc, out, err = run(capsys, "deploy", "--board", "pico", "--dry-run")
+    one_line_error(rc, err, "has no main.py")
+
+
+def test_voice_check(capsys):
+    sounds = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sounds", "zh"
+    )
+    rc, out, err = run(capsys, "voice", "check", sounds)
+    assert rc == 0 and out.strip().endswith("ok")
