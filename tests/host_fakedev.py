@@ -236,21 +236,27 @@ class FakeClock:
 
 
 class _Recorder:
-    """Collects the clock's events for `game_log` (the clock calls `on_clock`)."""
+    """Collects the clock's events for `game_log` (the clock calls `on_clock`).
+
+    Like firmware/app.py, a press is logged with the side's status taken at the press.
+    """
 
     def __init__(self):
         self.events = []
+        self.clock = None
 
     def on_clock(self, kind, side, tick, value):
-        self.events.append((kind, side, tick, value))
+        left = self.clock.side_status(side, tick) if kind == "press" else None
+        self.events.append((kind, side, tick, value, left))
 
 
 def game_log(directory, time_control, presses, pause=None):
     """The bytes of a game log as the clock writes it, for a game played by the real core.
 
     `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
-    `pause` is an optional (t_pause, t_resume), both before the next press. Each press record carries the side's status
-    after the move (main_ms, periods/period_ms or moves/period_ms), as the firmware logs it.
+    `pause` is an optional (t_pause, t_resume), both before the next press. Each press record
+    carries the side's status as "left" (main_ms, flagged, periods/period_ms or
+    moves/period_ms), as firmware/app.py logs it.
     """
     import gameclock
     import gamelog
@@ -261,28 +267,26 @@ def game_log(directory, time_control, presses, pause=None):
     tc = timecontrol.parse(time_control)
     rec = _Recorder()
     clock = gameclock.GameClock(tc, rec)
+    rec.clock = clock
     store = gamelog.GameLogStore(FS(str(directory)))
     gid = store.begin(0, {"time_control": tc.to_json()})
 
-    def flush(now):
-        for kind, side, tick, value in rec.events:
-            extra = None
-            if kind == "press":
-                status = clock.side_status(side, now)
-                extra = {k: v for k, v in status.items() if k != "flagged"}
+    def flush():
+        for kind, side, tick, value, left in rec.events:
+            extra = {"left": left} if left else None
             store.record(kind, tick, side if side is not None and side >= 0 else None, value, extra)
         rec.events.clear()
 
     clock.start(0, 0)
-    flush(0)
+    flush()
     for t, side in presses:
         if pause and pause[0] <= t:
             clock.pause(pause[0])
-            flush(pause[0])
+            flush()
             clock.resume(pause[1])
-            flush(pause[1])
+            flush()
             pause = None
         clock.press(t, side)
-        flush(t)
+        flush()
     store.end(presses[-1][0] + 1 if presses else 1, "reset")
     return gid, store.read(gid, 0, 1 << 24)[0]

@@ -116,7 +116,13 @@ def test_export_json_and_csv(fake, capsys, tmp_path):
     assert doc["time_control"]["periods"] == 3
     assert [m["side"] for m in doc["moves"]] == ["black" if s == 0 else "white" for _, s in PRESSES]
     assert doc["moves"][2]["used_ms"] == 55000  # the pause did not count
-    assert doc["moves"][2]["left"] == {"main_ms": 0, "periods": 3, "period_ms": 30000}
+    # Black's main time ran out at 60 s of the move (the pause excluded): 5 s of the period used.
+    assert doc["moves"][2]["left"] == {
+        "main_ms": 0,
+        "flagged": False,
+        "periods": 3,
+        "period_ms": 25000,
+    }
     # Straight from the clock, by game number: the same export.
     rc, out2, err = run(fake, capsys, "logs", "export", str(fake.game_id))
     assert json.loads(out2) == dict(doc)
@@ -128,7 +134,7 @@ def test_export_json_and_csv(fake, capsys, tmp_path):
     assert len(rows) == len(doc["records"])
     presses = [r for r in rows if r["event"] == "press"]
     assert [int(r["move"]) for r in presses] == list(range(1, len(PRESSES) + 1))
-    assert presses[2]["used_ms"] == "55000" and presses[2]["period_ms"] == "30000"
+    assert presses[2]["used_ms"] == "55000" and presses[2]["period_ms"] == "25000"
     assert any(r["phrase"] == "开始读秒" for r in rows)
 
 
@@ -157,8 +163,8 @@ def test_sgf_merge(fake, capsys, tmp_path):
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]
     assert nodes[0].get("BL") == 50.0 and not nodes[0].has_property("OB")
     assert nodes[1].get("WL") == 50.0
-    # Move 3: Black in byo-yomi, a full 30 s period and 3 periods left after the move.
-    assert nodes[2].get("BL") == 30.0 and nodes[2].get("OB") == 3
+    # Move 3: Black pressed 5 s into byo-yomi: 25 s of the period and 3 periods left.
+    assert nodes[2].get("BL") == 25.0 and nodes[2].get("OB") == 3
     assert all(n.has_property("BL" if n.get_move()[0] == "b" else "WL") for n in nodes)
 
 

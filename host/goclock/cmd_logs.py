@@ -136,14 +136,15 @@ def load_record(args):
 
 
 def _csv_text(record):
+    """One row per record; a move's row also has what the side had left at its press."""
     out = io.StringIO()
-    fields = ["record", "t_ms", "event", "side", "move", "used_ms"] + [
-        f for f in LEFT_FIELDS if f != "flagged"
-    ]
-    fields += ["phrase", "other"]
+    left_cols = [f for f in LEFT_FIELDS if f != "flagged"]
+    fields = (
+        ["record", "t_ms", "event", "side", "move", "used_ms"] + left_cols + ["phrase", "other"]
+    )
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    move_of = {m["record"]: m["n"] for m in record.moves}
+    moves = {m["record"]: m for m in record.moves}
     for i, rec in enumerate(record.records, 1):
         row = {
             "record": i,
@@ -151,15 +152,15 @@ def _csv_text(record):
             "event": rec.get("event"),
             "side": rec.get("side", ""),
         }
-        row["move"] = move_of.get(i, "")
-        for key in ("used_ms", "main_ms", "periods", "period_ms", "moves", "phrase"):
+        move = moves.get(i)
+        if move:
+            row["move"] = move["n"]
+            row.update((k, v) for k, v in move["left"].items() if k in left_cols)
+        for key in ("used_ms", "phrase"):
             if key in rec:
                 row[key] = rec[key]
-        other = {
-            k: v
-            for k, v in rec.items()
-            if k not in row and k not in ("event", "t") and k not in LEFT_FIELDS
-        }
+        shown = ("event", "t", "side", "used_ms", "phrase") + (("left",) if move else ())
+        other = {k: v for k, v in rec.items() if k not in shown}
         row["other"] = json.dumps(other, ensure_ascii=False, sort_keys=True) if other else ""
         writer.writerow(row)
     return out.getvalue()

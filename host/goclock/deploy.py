@@ -21,8 +21,12 @@ from .transport import SerialTransport
 ARCH = {"pico": "armv6m", "esp32-devkitc": "xtensawin"}
 # Sources MicroPython must find as .py (it looks for them by these names at boot).
 KEEP_SOURCE = ("main.py", "boot.py")
-# Modules only the desktop needs: the simulator driver and the unix hardware layer.
-DESKTOP_ONLY = ("simulate.py", "hal_unix.py", "hal_desktop.py", "sim.py")
+# Modules a board never imports: the desktop's hardware layer, the scenario runner, and the
+# other board family's hardware layer (main.py picks the layer by sys.platform).
+NOT_ON = {
+    "pico": ("hal_desktop.py", "simulate.py", "hal_esp32.py"),
+    "esp32-devkitc": ("hal_desktop.py", "simulate.py", "hal_rp2.py"),
+}
 
 
 def mpy_cross_binary():
@@ -33,9 +37,9 @@ def mpy_cross_binary():
     return found
 
 
-def firmware_files():
+def firmware_files(board):
     src = paths.firmware_dir()
-    names = sorted(n for n in os.listdir(src) if n.endswith(".py") and n not in DESKTOP_ONLY)
+    names = sorted(n for n in os.listdir(src) if n.endswith(".py") and n not in NOT_ON[board])
     if "main.py" not in names:
         raise GoclockError("%s has no main.py: nothing would start on the board" % src)
     return src, names
@@ -45,7 +49,7 @@ def build(board, out_root=None):
     """Compile the firmware for `board`; returns [(local file, remote path)]."""
     if board not in ARCH:
         raise GoclockError("unknown board %r (known: %s)" % (board, ", ".join(sorted(ARCH))))
-    src, names = firmware_files()
+    src, names = firmware_files(board)
     out = os.path.join(out_root or os.path.join(paths.REPO_ROOT, "build", "deploy"), board)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)

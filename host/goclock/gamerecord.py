@@ -12,7 +12,7 @@ from .errors import GoclockError
 from .fwcore import load
 
 SIDES = ("black", "white")
-# Side-status fields a press record may carry (what was left after the move).
+# Side-status fields of a press record (what the side had left at its press).
 LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "flagged")
 
 
@@ -55,11 +55,11 @@ class GameRecord:
                 move = {"side": rec["side"], "t": rec.get("t"), "used_ms": None, "pass": True}
             else:
                 continue
-            left = {k: rec[k] for k in LEFT_FIELDS if k in rec}
-            # A record may nest the side's status under its name instead.
-            nested = rec.get(rec["side"])
-            if isinstance(nested, dict):
-                left.update({k: nested[k] for k in LEFT_FIELDS if k in nested})
+            # The firmware logs the side's status as "left" (firmware/app.py); plain fields
+            # beside the press are read too.
+            nested = rec.get("left")
+            source = nested if isinstance(nested, dict) else rec
+            left = {k: source[k] for k in LEFT_FIELDS if k in source}
             move["left"] = left
             move["n"] = len(moves) + 1
             move["record"] = i + 1  # its place among the records, from 1

@@ -4,9 +4,11 @@ Moves are matched in order: the n-th move node of the SGF's main line gets the n
 the clock log. A colour that differs stops the merge (the record and the log are not the same
 game); a different number of moves is reported, and only the moves both have get times.
 
-What is written after each move, for the side that moved (the SGF FF[4] meaning):
-- BL/WL: seconds left on that side's clock. In main time the main time; in byo-yomi the
-  current period (a full one after a move in time); in a Canadian block what is left of it.
+What is written on each move node, for the side that moved: what that side had left when it
+pressed the clock, as the firmware logs it with the press (firmware/app.py):
+- BL/WL: seconds left: the main time; in byo-yomi what was left of the current period; in a
+  Canadian block what was left of the block. (A Fischer increment is added after the press,
+  so it is not in BL/WL yet.)
 - OB/OW: in byo-yomi the periods left (as KGS writes it), in a Canadian block the moves left.
 """
 
