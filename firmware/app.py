@@ -190,7 +190,8 @@ class App:
             self.announcer.say(value, side, tick, self.board.ticks())
         if self.logs.current is None and kind != "call":
             self._begin_log()
-        self.logs.record(kind, t, side, value, extra)
+        if not self.logs.record(kind, t, side, value, extra) and self.logs.current is not None:
+            self._storage(self.logs.error)
         self.protocol.clock_event(kind, side, t, value)
         self._changed = True
 
@@ -377,7 +378,7 @@ class App:
     def _wait_ms(self, now):
         ms = self.max_wait
         nd = self.clock.next_deadline()
-        if nd is not None:
+        if nd is not None and self.now == now:  # held back by an edge: the debounce wakes us
             d = ticks_diff(nd, now)
             if d < ms:
                 ms = d
@@ -397,7 +398,7 @@ class App:
             d = self.checkpoints.interval_ms
             if self.checkpoints.last is not None:
                 d -= ticks_diff(now, self.checkpoints.last)
-            if d < ms:
+            if 0 < d < ms:  # an overdue one waits for a quiet moment: no 0 ms spin
                 ms = d
             if (self.display is not None or self.board.has_console) and VIEW_MS < ms:
                 ms = VIEW_MS

@@ -3,6 +3,7 @@
 Set up by environment variables (tools/sim.py and the tests set them):
 
   GOCLOCK_FLASH       directory standing for the flash (default ./sim-flash)
+  GOCLOCK_FLASH_KB    its size: writes beyond it fail as on a full flash (default: the disk)
   GOCLOCK_SERIAL_FD   file descriptor of the serial line: the master side of
                       a pty, opened non-blocking by the launcher (none: no line)
   GOCLOCK_KEYS_FD     where the keys come from (default 0, stdin)
@@ -31,7 +32,7 @@ import sys
 import time
 
 from buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT, EdgeRing
-from hal_fs import FS
+from hal_fs import ENOSPC, FS
 from ticks import TICKS_MAX, ticks_add, ticks_diff
 
 TAP_MS = 80  # how long a key holds its button down
@@ -103,6 +104,61 @@ class DesktopPlayer:
         return size * 1000 // (rate * width * channels)
 
 
+class _QuotaFile:
+    """A file open for writing on a flash of limited size: a write past the end fails."""
+
+    def __init__(self, f, fs):
+        self._f = f
+        self._fs = fs
+
+    def write(self, data, n=None):
+        size = len(data) if n is None else n
+        if self._fs.used + size > self._fs.quota:
+            raise OSError(ENOSPC)
+        self._fs.used += size
+        return self._f.write(data) if n is None else self._f.write(data, n)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+class DesktopFS(FS):
+    """The flash as a directory; GOCLOCK_FLASH_KB makes it as small as a board's (full: ENOSPC)."""
+
+    def __init__(self, root, quota):
+        FS.__init__(self, root)
+        self.quota = quota
+        self.used = 0
+
+    def _du(self, path):
+        total = 0
+        for entry in os.ilistdir(path):
+            name, kind = entry[0], entry[1]
+            if kind == 0x4000:
+                total += self._du(path + "/" + name)
+            else:
+                total += os.stat(path + "/" + name)[6]
+        return total
+
+    def open(self, name, mode="r"):
+        f = FS.open(self, name, mode)
+        if self.quota <= 0 or ("w" not in mode and "a" not in mode):
+            return f
+        self.used = self._du(self.path(""))
+        return _QuotaFile(f, self)
+
+    def free(self):
+        if self.quota <= 0:
+            return FS.free(self)
+        return self.quota - self._du(self.path(""))
+
+
 class DesktopBoard:
     family = "desktop"
     has_console = True
@@ -115,7 +171,7 @@ class DesktopBoard:
             os.mkdir(flash)
         except OSError:
             pass
-        self.fs = FS(flash)
+        self.fs = DesktopFS(flash, 1024 * _env_int("GOCLOCK_FLASH_KB", 0))
         self.sounds = os.getenv("GOCLOCK_SOUNDS") or _repo_sounds()
         self.ring = EdgeRing()
         self.display = None

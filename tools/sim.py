@@ -87,7 +87,7 @@ class Firmware:
             pass
 
     def lines(self, timeout):
-        """Console lines (parsed JSON) that arrive within `timeout` seconds."""
+        """The console lines (parsed JSON) there are, waiting up to `timeout` s for the first."""
         out = []
         end = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
@@ -95,8 +95,8 @@ class Firmware:
             while b"\n" in self._pending:
                 line, self._pending = self._pending.split(b"\n", 1)
                 out.append(_parse(line))
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            left = 0 if out else end - time.monotonic()
+            if not select.select([fd], [], [], max(left, 0))[0]:
                 return out
             chunk = os.read(fd, 65536)
             if not chunk:
@@ -133,14 +133,15 @@ class Firmware:
             data = data[n:]
 
     def serial_lines(self, timeout):
+        """The lines from the serial line there are, waiting up to `timeout` s for the first."""
         out = []
         end = time.monotonic() + timeout
         while True:
             while b"\n" in self._serial_pending:
                 line, self._serial_pending = self._serial_pending.split(b"\n", 1)
                 out.append(_parse(line))
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([self.slave], [], [], left)[0]:
+            left = 0 if out else end - time.monotonic()
+            if not select.select([self.slave], [], [], max(left, 0))[0]:
                 return out
             self._serial_pending += os.read(self.slave, 65536)
 

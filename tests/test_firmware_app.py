@@ -1,0 +1,285 @@
+"""The application on the desktop board under the MicroPython unix port, in virtual time.
+
+Buttons are driven by "!down"/"!up" at exact virtual ticks; results are read
+over the real pty serial line (status, logs) and from the console (calls).
+"""
+
+import os
+
+from firmware_helpers import boot, log_bytes, notices, said, set_tc, status, tap
+from gamelog import verify_bytes
+
+SUDDEN_10S = {"type": "sudden_death", "main": 10}
+
+
+def test_white_starts_presses_charged_from_first_edge_bounce_and_hold_count_once(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        tap(fw, "left")  # Black's button cannot start the game
+        assert status(fw)["state"] == "idle"
+        fw.keys("l")  # White's button (right) starts Black's clock
+        fw.wait(1000)
+        st = status(fw)
+        assert st["state"] == "running" and st["turn"] == "black"
+        # Black presses at +1000 ms (bouncing), holds 2 s, releases (bouncing).
+        fw.keys("!down left\n")
+        fw.wait(1)
+        fw.keys("!up left\n")
+        fw.wait(2)
+        fw.keys("!down left\n")
+        fw.wait(2000)
+        fw.keys("!up left\n")
+        fw.wait(1)
+        fw.keys("!down left\n")
+        fw.wait(1)
+        fw.keys("!up left\n")
+        fw.wait(100)
+        st = status(fw)
+        assert st["moves"] == 1 and st["turn"] == "white"
+        assert st["black"]["main_ms"] == 9000  # charged from the first edge, not the confirmation
+        assert st["white"]["main_ms"] == 10000 - 2105  # White runs since the first edge
+        # Black's button again: not Black's move, ignored.
+        tap(fw, "left")
+        assert status(fw)["moves"] == 1
+        records = verify_bytes(log_bytes(tmp_path, st["game"]))
+        assert records["ok"]
+        kinds = [r["event"] for r in records["records"]]
+        assert kinds.count("press") == 1 and "ignored" in kinds
+        press = next(r for r in records["records"] if r["event"] == "press")
+        assert press["used_ms"] == 1000 and press["left"]["main_ms"] == 9000
+    finally:
+        fw.stop()
+
+
+def test_press_one_ms_before_the_flag_counts(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        fw.wait(9999)
+        fw.keys("!down left\n")  # 1 ms before the flag; confirmed only 10 ms later
+        fw.wait(30)
+        fw.keys("!up left\n")
+        fw.wait(30)
+        st = status(fw)
+        assert st["state"] == "running" and st["turn"] == "white"
+        assert st["black"] == {"main_ms": 1, "flagged": False}
+        # White presses exactly at its flag: the deadline comes first (as the rules say).
+        fw.wait(10000 - 60)
+        fw.keys("!down right\n")
+        fw.wait(30)
+        st = status(fw)
+        assert st["state"] == "ended" and st["white"]["flagged"]
+    finally:
+        fw.stop()
+
+
+def test_arbiter_key_pauses_at_its_edge_and_tap_resumes(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        fw.wait(2000)
+        out = tap(fw, "arbiter", hold_ms=300)
+        st = status(fw)
+        assert st["state"] == "paused" and st["black"]["main_ms"] == 8000
+        assert "暂停" in said(out)
+        fw.wait(5000)
+        assert status(fw)["black"]["main_ms"] == 8000
+        out = tap(fw, "arbiter")
+        assert status(fw)["state"] == "running" and "继续" in said(out)
+        fw.wait(1000)
+        assert status(fw)["black"]["main_ms"] == 8000 - 1020  # resumed at the release
+    finally:
+        fw.stop()
+
+
+def test_reset_gesture_and_preset_menu_by_voice(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        presets = fw.request({"cmd": "presets.get"})["presets"]
+        fw.keys("l")
+        fw.wait(3000)
+        tap(fw, "arbiter")  # pause
+        # Arbiter key held + White's button: back to the configured time control.
+        fw.keys("!down arbiter\n")
+        fw.wait(100)
+        tap(fw, "right")
+        fw.keys("!up arbiter\n")
+        fw.wait(50)
+        st = status(fw)
+        assert st["state"] == "idle" and st["black"]["main_ms"] == 6900000
+        # Arbiter key held + Black's button: the preset menu, each preset said by voice.
+        fw.keys("!down arbiter\n")
+        fw.wait(100)
+        out = tap(fw, "left")
+        fw.keys("!up arbiter\n")
+        out += fw.wait(50)
+        out += tap(fw, "left")
+        out += tap(fw, "left")
+        assert said(out) == ["预设1", "预设2", "预设3"]
+        out = tap(fw, "right")  # choose preset 3
+        st = status(fw)
+        assert st["state"] == "idle" and st["time_control"] == presets[2]["time_control"]
+        assert st["black"]["main_ms"] == presets[2]["time_control"]["main"] * 1000
+    finally:
+        fw.stop()
+
+
+def test_timeout_as_pass_ruling_with_a_held_arbiter_key(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, {"type": "byoyomi", "main": 1, "periods": 1, "period": 10})
+        fw.keys("l")
+        out = fw.wait(12000)
+        assert said(out)[-2:] == ["10", "超时判负"]
+        st = status(fw)
+        assert st["state"] == "ended" and st["black"]["flagged"]
+        tap(fw, "arbiter")  # a tap does not rule anything
+        assert status(fw)["state"] == "ended"
+        fw.keys("!down arbiter\n")
+        out = fw.wait(2100)
+        fw.keys("!up arbiter\n")
+        fw.wait(10)
+        st = status(fw)
+        assert st["state"] == "running" and st["turn"] == "white"
+        assert st["black"]["periods"] == 1 and not st["black"]["flagged"]
+        assert "超时改判虚着" in said(out)
+        kinds = [r["event"] for r in verify_bytes(log_bytes(tmp_path, st["game"]))["records"]]
+        assert "ruling" in kinds and "timeout" in kinds
+    finally:
+        fw.stop()
+
+
+def test_config_survives_a_restart_and_a_killed_game_resumes_paused(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        r = fw.request({"cmd": "config.set", "config": {"volume": 3, "buttons": {"left": "white"}}})
+        assert r["ok"] and r["config"]["volume"] == 3
+        fw.keys("a")  # the left button is White's now: it starts the game
+        fw.wait(5000)
+        fw.keys("l")  # Black's press
+        fw.wait(2000)
+        before = status(fw)
+        assert before["moves"] == 1 and before["turn"] == "white"
+    finally:
+        fw.kill()  # a power cut: no goodbye
+    fw = boot(tmp_path)
+    try:
+        assert "power_resume" in notices(fw.boot)
+        assert fw.request({"cmd": "config.get"})["config"]["volume"] == 3
+        st = status(fw)
+        assert st["state"] == "paused" and st["game"] == before["game"]
+        assert st["black"] == before["black"]  # checkpointed at the press
+        assert st["white"]["main_ms"] >= before["white"]["main_ms"]  # at most 10 s lost
+        tap(fw, "arbiter")  # the arbiter resumes
+        fw.wait(1000)
+        fw.keys("a")
+        fw.wait(100)
+        st = status(fw)
+        assert st["moves"] == 2
+        check = verify_bytes(log_bytes(tmp_path, st["game"]))
+        assert check["ok"]
+        assert "power_resume" in [r.get("notice") for r in check["records"]]
+    finally:
+        fw.stop()
+
+
+def test_damaged_config_falls_back_to_defaults_and_says_so(tmp_path):
+    (tmp_path / "config.json").write_bytes(b'{"version": 1, "config": {"volume": "loud"')
+    fw = boot(tmp_path)
+    try:
+        assert "config_damaged" in notices(fw.boot)
+        assert fw.request({"cmd": "config.get"})["config"]["volume"] == 7
+    finally:
+        fw.stop()
+
+
+def test_low_battery_is_said_once_and_logged(tmp_path):
+    battery = tmp_path / "battery"
+    battery.write_text("3900")
+    flash = tmp_path / "flash"
+    fw = boot(flash, env={"GOCLOCK_BATTERY": str(battery)})
+    try:
+        fw.keys("l")
+        out = fw.wait(30000)
+        assert "battery_low" not in notices(out)
+        battery.write_text("3400")
+        out = fw.wait(60000)
+        assert notices(out).count("battery_low") == 1 and "电量低" in said(out)
+        out = fw.wait(120000)
+        assert "battery_low" not in notices(out)
+        st = status(fw)
+        assert fw.request({"cmd": "info"})["battery_mv"] == 3400
+        recs = verify_bytes(log_bytes(flash, st["game"]))["records"]
+        assert [r.get("notice") for r in recs].count("battery_low") == 1
+    finally:
+        fw.stop()
+
+
+def test_ctrl_c_on_the_line_never_stops_a_game(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        assert {"kbd_intr": 3} in fw.boot  # idle: mpremote may break in
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        out = fw.wait(1000)
+        assert {"kbd_intr": -1} in out  # a game: Ctrl-C is just a byte
+        fw.send(b"\x03\x03\x03\r\n")
+        fw.send(b"\x03")
+        fw.wait(1000)
+        st = status(fw)
+        assert st["state"] == "running" and st["black"]["main_ms"] == 8000
+        assert fw.request({"cmd": "reset"})["ok"]
+        assert {"kbd_intr": 3} in fw.wait(10)
+    finally:
+        fw.stop()
+
+
+def test_calls_are_spoken_at_their_deadlines(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, {"type": "byoyomi", "main": 5, "periods": 2, "period": 60})
+        fw.request({"cmd": "watch", "on": True})
+        fw.keys("l")
+        out = fw.wait(70000)
+        says = [(x["t"], x["say"]) for x in out if "say" in x]
+        want = [(5000, "开始读秒"), (35000, "30秒"), (45000, "40秒"), (55000, "50秒")]
+        want += [(60000, "55秒"), (63000, "58秒"), (65000, "1分")]
+        assert says[:-1] == want
+        # Said right after "1分" (a 370 ms clip): one announcement, two clips.
+        assert says[-1][1] == "还剩1分" and 65000 + 370 <= says[-1][0] <= 65000 + 390
+        want.append(says[-1])
+        # The log has each call at its deadline tick.
+        game = status(fw)["game"]
+        recs = verify_bytes(log_bytes(tmp_path, game))["records"]
+        calls = [(r["t"], r["phrase"]) for r in recs if r["event"] == "call"]
+        assert calls == want[:-1] + [(65000, "还剩1分")]
+    finally:
+        fw.stop()
+
+
+def test_full_flash_never_stops_the_clock(tmp_path):
+    """A 14 KB flash: old games are dropped, then writes fail; the clock goes on."""
+    fw = boot(tmp_path, env={"GOCLOCK_FLASH_KB": "14"})
+    out = []
+    try:
+        tc = {"type": "fischer", "main": 600, "increment": 5}
+        fw.request({"cmd": "config.set", "config": {"time_control": tc}})
+        for _ in range(3):
+            fw.request({"cmd": "reset"})
+            fw.keys("l")
+            fw.wait(200)
+            for move in range(100):
+                fw.keys("a" if move % 2 == 0 else "l")
+                out += fw.wait(200)
+        st = status(fw)
+        assert st["state"] == "running" and st["moves"] == 100
+        assert st["black"]["main_ms"] == 600000 + 50 * (5000 - 200) - 200  # on move again
+        assert "storage" in notices(out)
+        games = fw.request({"cmd": "logs.list"})["logs"]
+        assert games[-1]["game"] == st["game"] and len(games) < 3  # the oldest went first
+        assert fw.request({"cmd": "config.get"})["ok"]
+    finally:
+        fw.stop()
