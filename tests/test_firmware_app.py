@@ -4,8 +4,6 @@ Buttons are driven by "!down"/"!up" at exact virtual ticks; results are read
 over the real pty serial line (status, logs) and from the console (calls).
 """
 
-import os
-
 from firmware_helpers import boot, log_bytes, notices, said, set_tc, status, tap
 from gamelog import verify_bytes
 
