@@ -87,7 +87,10 @@ def config_from_args(args):
 def do_config_set(args):
     cfg = config_from_args(args)
     if args.dry_run:
-        ui.print_json(cfg) if args.json else print(_summary(cfg))
+        if args.json:
+            ui.print_json(cfg)
+        else:
+            print(_summary(cfg))
         return 0
     with device.connect(args.port, args.timeout) as clock:
         stored = clock.request("config.set", config=cfg)["config"]
@@ -115,23 +118,22 @@ def _summary(cfg):
 def do_presets_list(args):
     if args.device:
         with device.connect(args.port, args.timeout) as clock:
-            items = clock.request("presets.get")["presets"]
+            data = clock.request("presets.get")["presets"]
+        cols = ("#", "name", "time control")
         rows = [
-            (str(i), p.get("name"), _tc_text(p.get("time_control", {})), "on the clock")
-            for i, p in enumerate(items)
+            (str(i), p.get("name"), _tc_text(p.get("time_control", {}))) for i, p in enumerate(data)
         ]
-        data = items
     else:
         data = presets.all_presets()
+        cols = ("name", "time control", "about", "")
         rows = [
-            ("", p["name"], _tc_text(p["time_control"]), p.get("about") or p["origin"])
-            for p in data
+            (p["name"], _tc_text(p["time_control"]), p.get("about", ""), p["origin"]) for p in data
         ]
     if args.json:
         ui.print_json(data)
         return 0
     table = Table(show_header=True, header_style="bold")
-    for col in ("#", "name", "time control", "about"):
+    for col in cols:
         table.add_column(col)
     for row in rows:
         table.add_row(*row)
