@@ -85,6 +85,8 @@ def do_pull(args):
             altered.append("game %d: %s" % (res["game"], record.verdict))
         if not args.json:
             how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
+            if res["running"]:
+                how += " (the game is still on: pull again later for the rest)"
             print(
                 "game %d -> %s, %d bytes%s: %s"
                 % (res["game"], res["path"], res["size"], how, record.verdict)
