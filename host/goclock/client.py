@@ -23,6 +23,7 @@ class Client:
         self.transport = transport
         self.timeout = timeout
         self.events = collections.deque()
+        self.info = None  # the `info` reply, once check_firmware() has run
         self._next_id = 1
 
     @property
@@ -118,4 +119,5 @@ class Client:
                 "%s runs goclock firmware %s speaking protocol %r, but this goclock speaks "
                 "protocol %d: %s" % (self.name, info.get("version", "?"), proto, PROTOCOL, fix)
             )
+        self.info = info
         return info

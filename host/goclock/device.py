@@ -70,7 +70,7 @@ def connect(port=None, timeout=None):
     try:
         client = Client(transport) if timeout is None else Client(transport, timeout)
         transport.discard_input()
-        client.info = client.check_firmware()
+        client.check_firmware()
         yield client
     finally:
         transport.close()

@@ -11,7 +11,7 @@ import os
 import sys
 
 from . import paths
-from .errors import GoclockError
+from .errors import GoclockError, NotationError
 
 
 def firmware_dir():
@@ -35,8 +35,6 @@ def load(name):
 
 def validate_time_control(obj):
     """The normalised JSON of a time control, or NotationError with the core's message."""
-    from .errors import NotationError
-
     timecontrol = load("timecontrol")
     try:
         return timecontrol.parse(obj).to_json()

@@ -61,6 +61,11 @@ class SerialTransport:
                     "no such serial device: %s (is the clock plugged in? `goclock ports` lists "
                     "the ports)" % url
                 ) from None
+            if getattr(exc, "errno", None) == errno.EACCES or "Permission denied" in str(exc):
+                raise TransportError(
+                    "no permission to open %s (on Linux: add yourself to the dialout group, "
+                    "then log in again)" % url
+                ) from None
             raise TransportError("cannot open %s: %s" % (url, _reason(exc))) from None
 
     def close(self):
