@@ -54,7 +54,7 @@ def _seconds_to_ms(field, value):
     if value < 0:
         raise ConfigError("%s: must not be negative, got %r" % (field, value))
     if value > _MAX_SECONDS:
-        raise ConfigError("%s: at most %d seconds, got %r" % (field, value, _MAX_SECONDS))
+        raise ConfigError("%s: at most %d seconds, got %r" % (field, _MAX_SECONDS, value))
     if isinstance(value, int):
         return value * 1000
     return int(value * 1000 + 0.5)

@@ -67,6 +67,12 @@ def test_seconds_become_integer_ms():
     assert isinstance(tc.sides[0].main_ms, int)
 
 
+def test_messages_give_the_limit_and_the_value():
+    with pytest.raises(timecontrol.ConfigError) as err:
+        timecontrol.parse({"type": "sudden_death", "main": 720000})
+    assert str(err.value) == "main: at most 172800 seconds, got 720000"
+
+
 def test_time_odds_apply_to_one_side():
     tc = timecontrol.parse(
         {"type": "byoyomi", "main": 3600, "periods": 3, "period": 30, "white": {"main": 600}}
