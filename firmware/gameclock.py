@@ -124,11 +124,8 @@ class GameClock:
         if side is None:
             side = self.tc.first
         self.state = RUNNING
-        self.turn = side
-        self._start_segment(now)
         self._emit("start", side, now, None)
-        self._plan()
-        self.advance(now)
+        self._start_move(side, now)
         return True
 
     def press(self, now, side):
@@ -150,13 +147,17 @@ class GameClock:
         self._emit("press", side, now, used)
         self._end_move(s, used, now)
         self.moves_made += 1
-        self.turn = 1 - side
-        nxt = self.sides[self.turn]
-        nxt.move_used = 0
-        nxt.delay_left = nxt.settings.delay_ms
+        self._start_move(1 - side, now)
+        return True
+
+    def _start_move(self, side, now):
+        """`side`'s clock starts a new move at `now`."""
+        self.turn = side
+        s = self.sides[side]
+        s.move_used = 0
+        s.delay_left = s.settings.delay_ms
         self._start_segment(now)
         self._plan()
-        return True
 
     def _end_move(self, s, used, now):
         kind = self.tc.kind
@@ -265,12 +266,7 @@ class GameClock:
         self.loss = None
         self.state = RUNNING
         self._emit("ruling", flagged, now, "timeout_pass")
-        self.turn = 1 - flagged
-        nxt = self.sides[self.turn]
-        nxt.move_used = 0
-        nxt.delay_left = nxt.settings.delay_ms
-        self._start_segment(now)
-        self._plan()
+        self._start_move(1 - flagged, now)
         return True
 
     def late(self, now, side):
