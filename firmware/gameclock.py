@@ -124,6 +124,7 @@ class GameClock:
         if side is None:
             side = self.tc.first
         self.state = RUNNING
+        self.turn = side
         self._emit("start", side, now, None)
         self._start_move(side, now)
         return True
