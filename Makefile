@@ -80,6 +80,7 @@ bench-heap: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tools/bench.py
+	$(PY) tools/bench_heap.py
 
 # Regenerate the voice packs in sounds/ with espeak-ng and sox (Debian packages, installed
 # when missing). The clips are committed: neither users nor tests need a speech engine.

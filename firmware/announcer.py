@@ -23,7 +23,6 @@ its beep pattern (beep.py): the clock never stays silent for want of a file.
 
 import json
 
-import beep
 from ticks import ticks_diff
 
 STALE_MS = 1000
@@ -35,7 +34,8 @@ class Announcer:
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
         self._next_tick = None
-        self.clips = {}  # phrase -> clip path
+        self.clips = b""  # "phrase\tfile" lines of the voice pack
+        self.base = ""  # its directory
         self.notices = {}  # notice -> phrase
         self.rate = 8000  # the pack's sample rate, for the board's I2S
         self.pack = None
@@ -50,27 +50,45 @@ class Announcer:
         self.set_player(player)
 
     def load_pack(self, sounds_dir, voice):
-        """Read a voice pack's manifest; returns a warning text or None."""
+        """Read a voice pack's manifest; returns a warning text or None.
+
+        The phrase -> file table is kept as one bytes object ("phrase\tfile\n"
+        lines) and searched when a call is made: a dict of a hundred strings
+        would hold some 20 KB of the heap for good.
+        """
         base = "%s/%s" % (sounds_dir, voice)
         try:
             with open(base + "/manifest.json") as f:
                 manifest = json.load(f)
             phrases = manifest["phrases"]
-            clips = {}
+            table = bytearray(b"\n")
             for phrase in phrases:
-                clips[phrase] = base + "/" + phrases[phrase]["file"]
+                table.extend(("%s\t%s\n" % (phrase, phrases[phrase]["file"])).encode())
             notices = manifest.get("device", {})
             rate = manifest.get("sample_rate", 8000)
+            notices = notices if isinstance(notices, dict) else {}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            self.clips = {}
+            self.clips = b""
             self.notices = {}
             self.pack = None
             return "voice pack %s unusable (%s): beeps instead" % (voice, e)
-        self.clips = clips
-        self.notices = notices if isinstance(notices, dict) else {}
+        manifest = phrases = None
+        self.base = base
+        self.clips = bytes(table)
+        self.notices = notices
         self.rate = rate if isinstance(rate, int) and rate > 0 else 8000
         self.pack = voice
         return None
+
+    def clip(self, phrase):
+        """The path of the clip saying `phrase`, or None."""
+        key = ("\n%s\t" % phrase).encode()
+        i = self.clips.find(key)
+        if i < 0:
+            return None
+        i += len(key)
+        j = self.clips.find(b"\n", i)
+        return self.base + "/" + self.clips[i:j].decode()
 
     # ----- calls ---------------------------------------------------------
 
@@ -128,9 +146,11 @@ class Announcer:
         player = self.player
         if player is None:
             return
-        clip = self.clips.get(phrase)
+        clip = self.clip(phrase)
         if clip is not None and player.play(clip):
             return
+        import beep  # only when a clip is missing: 3 KB of code not kept otherwise
+
         player.play(beep.pattern(phrase))
 
     def pump(self, now):

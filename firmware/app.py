@@ -27,7 +27,6 @@ from battery import BatteryWatch
 from buttons import ARBITER, CHANNELS, NONE, PRESS, Debouncer
 from checkpoint import CheckpointStore
 from configstore import ConfigStore
-from display import Ssd1306View, view
 from gamelog import GameLogStore
 from gestures import Gestures
 from protocol import Protocol
@@ -57,7 +56,14 @@ class App:
         self.gestures = Gestures(self)
         self.announcer = Announcer()
         self.protocol = Protocol(self, self._send)
-        self.display = Ssd1306View(board.display) if board.display is not None else None
+        self.display = None
+        self._view = None  # display.view, imported only where something shows it
+        if board.display is not None or board.has_console:
+            import display
+
+            self._view = display.view
+            if board.display is not None:
+                self.display = display.Ssd1306View(board.display)
         self.now = board.ticks()
         self.game_start = self.now  # tick at game time game_t0
         self.game_t0 = 0
@@ -345,7 +351,7 @@ class App:
         if self.gestures.menu >= 0:
             p = self.store.presets[self.gestures.menu]
             menu = "%d %s" % (self.gestures.menu + 1, p["name"])
-        v = view(self.status(), menu)
+        v = self._view(self.status(), menu)
         if v == self._last_view:
             return
         if self.display is not None:
