@@ -22,8 +22,9 @@ def _crc(data):
 
 
 def encode(seq, data):
+    """The file's content as two chunks: the JSON line, and the checksum line."""
     body = json.dumps({"seq": seq, "data": data}).encode()
-    return body + b"\n" + ("%08x" % _crc(body)).encode() + b"\n"
+    return body, b"\n%08x\n" % _crc(body)
 
 
 def decode(raw):

@@ -79,7 +79,8 @@ class FS:
             return None
 
     def write_atomic(self, name, data):
-        """Replace `name` by `data` so a power cut leaves the old or the new file.
+        """Replace `name` by `data` (bytes, or a tuple of bytes) so a power cut
+        leaves the old or the new file.
 
         The new content goes to `name + ".new"`, is flushed and closed, then
         renamed over the old file (atomic on littlefs and POSIX). Where rename
@@ -87,11 +88,14 @@ class FS:
         finds only the complete ".new" file, which `read_atomic` accepts.
         """
         tmp = name + ".new"
+        # A tuple of chunks is written piece by piece, saving a joined copy.
+        chunks = data if isinstance(data, tuple) else (data,)
         with self.open(tmp, "wb") as f:
-            n = f.write(data)
+            for chunk in chunks:
+                n = f.write(chunk)
+                if n is not None and n != len(chunk):
+                    raise OSError(ENOSPC)
             f.flush()
-        if n is not None and n != len(data):
-            raise OSError(ENOSPC)
         try:
             self.rename(tmp, name)
         except OSError:

@@ -70,7 +70,7 @@ def test_cut_write_leaves_old_or_new(tmp_path):
     store = CheckpointStore(fs)
     store.save({"move": 1}, 0)
     old = fs.read("checkpoint.json")
-    new = encode(2, {"move": 2})
+    new = b"".join(encode(2, {"move": 2}))
     for cut in range(len(new) + 1):
         with fs.open("checkpoint.json.new", "wb") as f:
             f.write(new[:cut])
