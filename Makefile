@@ -47,7 +47,7 @@ STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
 HAL_COMMON := hal_mcu.py hal_desktop.py
 
-$(STUBS)/%/.stamp: $(STAMP)
+$(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
 	$(PY) -m pip install -q --target $(STUBS)/$* micropython-$*-stubs==$(STUBS_VERSION)
 	touch $@

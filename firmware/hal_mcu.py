@@ -55,6 +55,7 @@ class McuBoard:
         self._adc = None
         self._player = None
         self._i2s = None
+        self.dropped = 0  # serial writes dropped for want of room
         self._one = bytearray(1)
         self._chunk = bytearray(SERIAL_CHUNK)
         self._chunk_view = memoryview(self._chunk)
@@ -62,6 +63,8 @@ class McuBoard:
         self._out = sys.stdout.buffer
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
+        self._poll_out = select.poll()
+        self._poll_out.register(sys.stdout, select.POLLOUT)
         buttons = spec.get("buttons", {})
         self._setup_button(LEFT, buttons.get("left"))
         self._setup_button(RIGHT, buttons.get("right"))
@@ -149,6 +152,14 @@ class McuBoard:
         return self._chunk_view[:n]
 
     def write_serial(self, text):
+        # A host that stopped reading must not stall the loop (USB CDC waits for room):
+        # when the line cannot take anything, the text is dropped.
+        ready = False
+        for _ in self._poll_out.ipoll(0):
+            ready = True
+        if not ready:
+            self.dropped += 1
+            return
         # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
         try:
             self._out.write(text.encode())
