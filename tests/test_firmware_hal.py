@@ -1,0 +1,208 @@
+"""The board layers of the RP2040 and the ESP32 (hal_mcu, hal_rp2, hal_esp32) over fake hardware.
+
+No board here: `machine`, `rp2` and `micropython` are stand-ins recording what
+the layer asks of them, so the pin map of boards/*.json, the interrupt
+handler, BOOTSEL sampling, the battery arithmetic and the USB line are
+checked on CPython. (`make typecheck` checks the same files against the real
+ports' stubs.)
+"""
+
+import importlib
+import json
+import os
+import sys
+import types
+
+import pytest
+
+from buttons import ARBITER, LEFT, RIGHT, Debouncer
+from conftest import REPO
+
+
+class FakePin:
+    IN, OUT, PULL_UP = 0, 1, 2
+    IRQ_FALLING, IRQ_RISING = 4, 8
+    pins = {}
+
+    def __init__(self, pin_id, mode=None, pull=None):
+        if pin_id == 99:
+            raise ValueError("invalid pin")
+        self.id = pin_id
+        self.mode = mode
+        self.pull = pull
+        self.level = 1
+        self.handler = None
+        self.hard = None
+        FakePin.pins[pin_id] = self
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        self.level = v
+
+    def irq(self, handler=None, trigger=0, hard=False):
+        self.handler = handler
+        self.trigger = trigger
+        self.hard = hard
+
+    def edge(self, level):
+        self.level = level
+        self.handler(self)
+
+
+class FakeADC:
+    ATTN_11DB = 3
+
+    def __init__(self, pin, atten=None):
+        self.pin = pin
+        self.atten = atten
+
+    def read_u16(self):
+        return 26000
+
+    def read_uv(self):
+        return 1_950_000
+
+
+class FakePoll:
+    def __init__(self, ready):
+        self.ready = ready
+
+    def register(self, obj, flags):
+        pass
+
+    def ipoll(self, timeout):
+        return iter([(None, 1)] if self.ready() else [])
+
+
+@pytest.fixture
+def hal(monkeypatch):
+    clock = {"ms": 1000}
+    machine = types.SimpleNamespace(Pin=FakePin, ADC=FakeADC, I2C=None, PWM=None, I2S=None)
+    rp2 = types.SimpleNamespace(bootsel=0)
+    rp2.bootsel_button = lambda: rp2.bootsel
+    kbd = []
+    micropython = types.SimpleNamespace(kbd_intr=kbd.append)
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    monkeypatch.setitem(sys.modules, "rp2", rp2)
+    monkeypatch.setitem(sys.modules, "micropython", micropython)
+    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+        sys.modules.pop(name, None)
+    mods = types.SimpleNamespace(
+        mcu=importlib.import_module("hal_mcu"),
+        rp2mod=importlib.import_module("hal_rp2"),
+        esp32=importlib.import_module("hal_esp32"),
+        rp2=rp2,
+        kbd=kbd,
+        clock=clock,
+    )
+    fake_time = types.SimpleNamespace(ticks_ms=lambda: clock["ms"], sleep_ms=lambda ms: None)
+    monkeypatch.setattr(mods.mcu, "time", fake_time)
+    line_in = bytearray()
+    line_out = bytearray()
+    room = {"ok": True}
+
+    class In:
+        def readinto(self, buf):
+            buf[0] = line_in.pop(0)
+            return 1
+
+    class Out:
+        def write(self, data):
+            line_out.extend(data)
+
+    polls = iter([FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])])
+    monkeypatch.setattr(mods.mcu.select, "poll", lambda: next(polls))
+    monkeypatch.setattr(
+        mods.mcu,
+        "sys",
+        types.SimpleNamespace(
+            stdin=types.SimpleNamespace(buffer=In()), stdout=types.SimpleNamespace(buffer=Out())
+        ),
+    )
+    mods.line_in, mods.line_out, mods.room = line_in, line_out, room
+    FakePin.pins = {}
+    yield mods
+    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+        sys.modules.pop(name, None)
+
+
+def board_file(name):
+    with open(os.path.join(REPO, "boards", name + ".json")) as f:
+        return json.load(f)
+
+
+def test_pico_pins_interrupts_and_bootsel(hal):
+    spec = board_file("pico")
+    spec.pop("display")  # no I2C here
+    board = hal.rp2mod.Rp2Board(spec)
+    left, right = FakePin.pins[14], FakePin.pins[15]
+    assert left.pull == FakePin.PULL_UP and right.pull == FakePin.PULL_UP
+    assert left.hard is True and left.trigger == FakePin.IRQ_FALLING | FakePin.IRQ_RISING
+    # A bouncing press of the right button: each edge is recorded with its tick and level.
+    deb = Debouncer()
+    for ms, level in ((2000, 0), (2001, 1), (2002, 0)):
+        hal.clock["ms"] = ms
+        right.edge(level)
+    board.ring.drain(deb)
+    assert board.level(RIGHT) == 1 and board.level(LEFT) == 0
+    deb.settle(RIGHT, board.level(RIGHT), 2020)
+    assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
+    # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS.
+    assert board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
+    hal.rp2.bootsel = 1
+    board.poll_inputs(2030)
+    assert board.level(ARBITER) == 1
+    hal.rp2.bootsel = 0
+    board.poll_inputs(2031)  # too soon: the last sample stands
+    assert board.level(ARBITER) == 1
+    board.poll_inputs(2040)
+    assert board.level(ARBITER) == 0
+    # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
+    board.set_led(1)
+    assert FakePin.pins["LED"].level == 1
+    assert board.battery_mv() == 26000 * 3300 * 3 // 65535
+    board.kbd_intr(False)
+    board.kbd_intr(True)
+    assert hal.kbd == [-1, 3]
+
+
+def test_esp32_boot_button_and_battery_divider(hal):
+    spec = board_file("esp32-devkitc")
+    spec.pop("display")
+    board = hal.esp32.Esp32Board(spec)
+    boot = FakePin.pins[0]
+    assert boot.hard is True
+    boot.edge(0)
+    assert board.level(ARBITER) == 1
+    assert board.battery_mv() == 1_950_000 * 2 // 1000
+    assert board.next_input_ms(0) is None
+
+
+def test_usb_line_reads_bytes_and_drops_output_when_no_room(hal):
+    board = hal.mcu.McuBoard({"board": "bare"})
+    assert board.read_serial() is None
+    hal.line_in.extend(b'{"cmd": "info"}\n')
+    assert bytes(board.read_serial()) == b'{"cmd": "info"}\n'
+    board.write_serial('{"ok": true}')
+    assert bytes(hal.line_out) == b'{"ok": true}'
+    hal.room["ok"] = False
+    board.write_serial("lost")
+    assert board.dropped == 1 and b"lost" not in hal.line_out
+
+
+def test_missing_or_bad_parts_are_notices_not_crashes(hal):
+    board = hal.mcu.McuBoard({"buttons": {"left": 99, "right": 15}, "led": 99})
+    assert any("button 0" in n for n in board.notices)
+    assert any("led" in n for n in board.notices)
+    assert board.level(LEFT) == 0  # no pin: never pressed
+    board.set_led(1)  # no LED: nothing happens
+    assert board.battery_mv() is None
+    assert board.make_player(8000, 7) is None  # "audio" not given: silent
+
+
+def test_unreadable_board_file_gives_a_bare_board(hal, tmp_path):
+    bad = tmp_path / "board.json"
+    bad.write_text("{not json")
+    assert hal.mcu.load_board_file(str(bad)) == {}
+    assert hal.mcu.load_board_file(str(tmp_path / "none.json")) == {}
