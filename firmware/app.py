@@ -40,6 +40,9 @@ VIEW_MS = 100  # how often the shown view is recomputed while a clock runs
 STATUS_MS = 1000  # status events while a clock runs (when watched)
 QUEUE = 8  # button changes handled per step, at most
 QUIET_MS = 40  # no slow work (display, periodic checkpoint) this close to a deadline
+# Clock events after which the state is saved at once, not at the next 10 s checkpoint:
+# a power cut must not bring back a game that had already ended, or a period used up.
+_SAVE_AFTER = ("timeout", "forfeit", "period", "byoyomi", "overtime", "block")
 RUNNING = gameclock.RUNNING
 PAUSED = gameclock.PAUSED
 IDLE = gameclock.IDLE
@@ -74,6 +77,7 @@ class App:
         self._qch = bytearray(QUEUE)
         self._qtick = array("i", [0] * QUEUE)
         self._changed = True
+        self._cp_soon = False
         self._kbd = None
         self._last_view = None
         self._view_at = self.now
@@ -196,6 +200,8 @@ class App:
             self.announcer.say(value, side, tick, self.board.ticks())
         if self.logs.current is None and kind != "call":
             self._begin_log()
+        if kind in _SAVE_AFTER:
+            self._cp_soon = True  # checkpointed by the loop, once the clock is done changing
         if not self.logs.record(kind, t, side, value, extra) and self.logs.current is not None:
             self._storage(self.logs.error)
         self.protocol.clock_event(kind, side, t, value)
@@ -328,7 +334,8 @@ class App:
         running = clock.state == RUNNING
         nd = clock.next_deadline()
         quiet = nd is None or ticks_diff(nd, now) > QUIET_MS
-        if running and quiet and self.checkpoints.due(self.now):
+        if quiet and (self._cp_soon or (running and self.checkpoints.due(self.now))):
+            self._cp_soon = False
             self._checkpoint()
         if self.battery.due(now) and self.battery.check(self.board.battery_mv(), now):
             self._notice("battery_low", "battery low: %d mV" % self.battery.mv)

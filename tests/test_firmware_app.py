@@ -184,6 +184,23 @@ def test_config_survives_a_restart_and_a_killed_game_resumes_paused(tmp_path):
         fw.stop()
 
 
+def test_a_game_lost_on_time_stays_lost_after_a_power_cut(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        fw.wait(10500)
+        assert status(fw)["state"] == "ended"
+    finally:
+        fw.kill()
+    fw = boot(tmp_path)
+    try:
+        st = status(fw)
+        assert st["state"] == "ended" and st["black"] == {"main_ms": 0, "flagged": True}
+    finally:
+        fw.stop()
+
+
 def test_damaged_config_falls_back_to_defaults_and_says_so(tmp_path):
     (tmp_path / "config.json").write_bytes(b'{"version": 1, "config": {"volume": "loud"')
     fw = boot(tmp_path)
