@@ -45,7 +45,7 @@ mpy-check: $(STAMP)
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := hal_mcu.py hal_desktop.py
+HAL_COMMON := hal_mcu.py hal_desktop.py hal_desktop_parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*

@@ -41,7 +41,7 @@ base = gc.mem_alloc()
 modules = {}
 for name in ("ticks timecontrol callplan gameclock logline hal_fs configstore gamelog "
              "checkpoint lineread reqargs protocol buttons gestures battery announcer "
-             "hal_desktop app").split():
+             "hal_desktop_parts hal_desktop app_loop app_api app").split():
     gc.collect()
     a = gc.mem_alloc()
     __import__(name)
