@@ -298,3 +298,21 @@ def test_full_flash_never_stops_the_clock(tmp_path):
         assert fw.request({"cmd": "config.get"})["ok"]
     finally:
         fw.stop()
+
+
+def test_the_view_shows_both_times_whose_turn_and_pause(tmp_path):
+    fw = boot(tmp_path, env={"GOCLOCK_VIEW": "1"})
+    try:
+        set_tc(fw, {"type": "byoyomi", "main": 0, "periods": 3, "period": 30})
+        fw.keys("l")
+        out = fw.wait(1500)
+        views = [x["view"] for x in out if "view" in x]
+        last = views[-1]
+        assert last["state"] == "running" and last["turn"] == "black"
+        assert last["black"] == "0:29" and last["white"] == "0:30"  # rounded up, as counted down
+        assert last["black_sub"] == "byo 3 left"
+        assert {"led": 1} in out  # Black's clock runs
+        out = tap(fw, "arbiter")
+        assert [x["view"]["note"] for x in out if "view" in x][-1] == "PAUSED"
+    finally:
+        fw.stop()
