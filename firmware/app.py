@@ -180,8 +180,11 @@ class App(MainLoop, AppApi):
         """The clock's listener: log, tell the host, speak."""
         t = self._t(tick)
         extra = None
+        if kind == "press" or kind == "adjust" or kind == "block":
+            # The side's time as the move or the arbiter left it, flat in the record
+            # (as the docs show, and so a record needs no nested encoding).
+            extra = self.clock.side_status(side, tick)
         if kind == "press":
-            extra = {"left": self.clock.side_status(side, tick)}
             self.announcer.cancel_side(side)
         elif kind == "call":
             self.announcer.say(value, side, tick, self.board.ticks())

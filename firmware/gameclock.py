@@ -145,8 +145,13 @@ class GameClock:
             return self._refuse("this side has not arrived")
         self._settle(ticks_diff(now, self._seg_start))
         used = s.move_used
+        # The listener sees the side's time as the move leaves it: increment or
+        # refund added, Canadian block counted; in byo-yomi, what was left of
+        # the period in use (the next move starts a fresh one).
+        new_block = self._end_move(s, used)
         self._emit("press", side, now, used)
-        self._end_move(s, used, now)
+        if new_block:
+            self._emit("block", side, now, s.moves)
         self.moves_made += 1
         self._start_move(1 - side, now)
         return True
@@ -157,25 +162,26 @@ class GameClock:
         s = self.sides[side]
         s.move_used = 0
         s.delay_left = s.settings.delay_ms
+        s.period_used = 0  # a move in byo-yomi starts a fresh period
         self._start_segment(now)
         self._plan()
 
-    def _end_move(self, s, used, now):
+    def _end_move(self, s, used):
+        """What a move's end gives or counts; True when a new Canadian block begins."""
         kind = self.tc.kind
-        if kind == BYOYOMI:
-            s.period_used = 0  # the next move starts a fresh period
-        elif kind == CANADIAN and s.in_block:
+        if kind == CANADIAN and s.in_block:
             s.moves -= 1
             if s.moves <= 0:
                 leftover = s.block if self.tc.carry else 0
                 s.moves = s.settings.moves
                 s.block = s.settings.period_ms + leftover
-                self._emit("block", self.turn, now, s.moves)
+                return True
         elif kind == FISCHER:
             s.main += s.settings.increment_ms
         elif kind == DELAY and self.tc.delay_mode == "bronstein":
             d = s.settings.delay_ms
             s.main += used if used < d else d
+        return False
 
     def pause(self, now):
         """Stop both clocks; the elapsed part of the move is kept."""

@@ -255,7 +255,7 @@ def game_log(directory, time_control, presses, pause=None):
 
     `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
     `pause` is an optional (t_pause, t_resume), both before the next press. Each press record
-    carries the side's status as "left" (main_ms, flagged, periods/period_ms or
+    carries the side's status beside it (main_ms, flagged, periods/period_ms or
     moves/period_ms), as firmware/app.py logs it.
     """
     import gameclock
@@ -273,7 +273,7 @@ def game_log(directory, time_control, presses, pause=None):
 
     def flush():
         for kind, side, tick, value, left in rec.events:
-            extra = {"left": left} if left else None
+            extra = left or None
             store.record(kind, tick, side if side is not None and side >= 0 else None, value, extra)
         rec.events.clear()
 

@@ -55,8 +55,8 @@ class GameRecord:
                 move = {"side": rec["side"], "t": rec.get("t"), "used_ms": None, "pass": True}
             else:
                 continue
-            # The firmware logs the side's status as "left" (firmware/app.py); plain fields
-            # beside the press are read too.
+            # The firmware logs the side's status beside the press (docs/storage.md); logs of
+            # early firmware had it nested under "left", which is read too.
             nested = rec.get("left")
             source = nested if isinstance(nested, dict) else rec
             left = {k: source[k] for k in LEFT_FIELDS if k in source}
