@@ -23,9 +23,10 @@ ARCH = {"pico": "armv6m", "esp32-devkitc": "xtensawin"}
 KEEP_SOURCE = ("main.py", "boot.py")
 # Modules a board never imports: the desktop's hardware layer, the scenario runner, and the
 # other board family's hardware layer (main.py picks the layer by sys.platform).
+DESKTOP_ONLY = ("hal_desktop.py", "hal_desktop_parts.py", "simulate.py")
 NOT_ON = {
-    "pico": ("hal_desktop.py", "simulate.py", "hal_esp32.py"),
-    "esp32-devkitc": ("hal_desktop.py", "simulate.py", "hal_rp2.py"),
+    "pico": DESKTOP_ONLY + ("hal_esp32.py",),
+    "esp32-devkitc": DESKTOP_ONLY + ("hal_rp2.py",),
 }
 
 
