@@ -49,6 +49,8 @@ _ZH_FIXED = {
     "断电恢复，对局已暂停": "duan4 dian4 hui1 fu4, dui4 ju2 yi3 zan4 ting2",
     "电量低": "dian4 liang4 di1",
     "超时改判虚着": "chao1 shi2 gai3 pan4 xu1 zhao2",
+    "重新开局": "chong2 xin1 kai1 ju2",
+    "取消": "qu3 xiao1",
 }
 
 
@@ -95,6 +97,8 @@ _JA_FIXED = {
     "電源復帰、対局は停止中": "でんげん ふっき、 たいきょくわ てーしちゅー",
     "電池残量低下": "でんち ざんりょー てーか",
     "時間切れはパス扱い": "じかんぎれわ パスあつかい",
+    "リセット": "りせっと",
+    "取り消し": "とりけし",
 }
 
 
@@ -125,6 +129,8 @@ _EN_FIXED = {
     "power restored, game paused": "power restored, game paused",
     "battery low": "battery low",
     "timeout ruled a pass": "time out, ruled a pass",
+    "new game": "new game",
+    "cancelled": "cancelled",
 }
 
 

@@ -31,6 +31,8 @@ DEVICE_PHRASES = {
         "power_resume": "断电恢复，对局已暂停",
         "battery_low": "电量低",
         "timeout_pass": "超时改判虚着",
+        "reset": "重新开局",
+        "cancel": "取消",
     },
     "jp": {
         "pause": "一時停止",
@@ -38,6 +40,8 @@ DEVICE_PHRASES = {
         "power_resume": "電源復帰、対局は停止中",
         "battery_low": "電池残量低下",
         "timeout_pass": "時間切れはパス扱い",
+        "reset": "リセット",
+        "cancel": "取り消し",
     },
     "en": {
         "pause": "paused",
@@ -45,6 +49,8 @@ DEVICE_PHRASES = {
         "power_resume": "power restored, game paused",
         "battery_low": "battery low",
         "timeout_pass": "timeout ruled a pass",
+        "reset": "new game",
+        "cancel": "cancelled",
     },
 }
 _PRESET = {"cn": "预设%d", "jp": "プリセット%d", "en": "preset %d"}
