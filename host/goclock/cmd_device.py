@@ -41,14 +41,13 @@ def do_info(args):
     if args.json:
         ui.print_json(info)
         return 0
-    free = info.get("flash_free")
     rows = [
         ("port", clock.name),
         ("firmware", info.get("version")),
         ("protocol", info.get("protocol")),
         ("board", info.get("board")),
-        ("flash free", "%d KB" % (free // 1024) if isinstance(free, int) else free),
-        ("RAM free", info.get("ram_free")),
+        ("flash free", _kb(info.get("flash_free"))),
+        ("RAM free", _kb(info.get("ram_free"))),
         ("battery", "%s mV" % info["battery_mv"] if info.get("battery_mv") else "not wired"),
     ]
     ui.console().print(ui.kv_table(rows, title="goclock"))
@@ -158,3 +157,8 @@ def _follow(clock, end, now, show):
         ev = clock.next_event(wait)
         if ev is not None:
             show(ev)
+
+
+def _kb(n):
+    """Bytes as the table shows them; anything else (missing, odd) as it came."""
+    return "%d KB" % (n // 1024) if isinstance(n, int) and not isinstance(n, bool) else n
