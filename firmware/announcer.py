@@ -33,7 +33,6 @@ class Announcer:
     def __init__(self, player=None):
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
-        self._next_tick = None
         self.clips = b""  # "phrase\tfile" lines of the voice pack
         self.base = ""  # its directory
         self.notices = {}  # notice -> phrase
@@ -166,13 +165,8 @@ class Announcer:
     def busy(self):
         return self._qlen > 0 or (self.player is not None and self.player.busy())
 
-    def next_tick(self):
-        """When a buzzer's pattern step ends (the loop may sleep until then), or None."""
-        return self._next_tick() if self._next_tick is not None else None
-
     def set_player(self, player):
         if self.player is not None and self.player is not player:
             self.player.stop()
         self.player = player
         self._poll = getattr(player, "poll", None)
-        self._next_tick = getattr(player, "next_tick", None)

@@ -44,10 +44,3 @@ class BatteryWatch:
             self.warned = True
             return True
         return False
-
-    def next_due(self, now):
-        """Ms until the next reading."""
-        if self._last is None:
-            return 0
-        d = self.check_ms - ticks_diff(now, self._last)
-        return d if d > 0 else 0

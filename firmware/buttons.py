@@ -91,7 +91,6 @@ class Debouncer:
         self.level = bytearray(channels)  # level after the latest edge
         self.first = array("i", [0] * channels)  # tick of the burst's first edge
         self.last = array("i", [0] * channels)  # tick of its latest edge
-        self.since = array("i", [0] * channels)  # tick a confirmed press began (its first edge)
         # Confirmed changes, oldest first: channel, PRESS/RELEASE, tick (a press: its first edge).
         self._qn = queue
         self._qch = bytearray(queue)
@@ -139,7 +138,6 @@ class Debouncer:
             return  # a glitch, or a press and release both inside the burst
         self.down[ch] = level
         if level:
-            self.since[ch] = self.first[ch]
             self._push(ch, PRESS, self.first[ch])
         else:
             self._push(ch, RELEASE, self.last[ch])
@@ -191,9 +189,3 @@ class Debouncer:
                 if best < 0 or d < best:
                     best = d
         return best
-
-    def held_ms(self, ch, now):
-        """How long channel `ch` has been confirmed down (0 when up)."""
-        if not self.down[ch]:
-            return 0
-        return ticks_diff(now, self.since[ch])

@@ -99,12 +99,6 @@ class GameClock:
             return s.move_used + ticks_diff(now, self._seg_start)
         return s.move_used
 
-    def game_ms(self, now):
-        """Game time since the start, pauses excluded."""
-        if self.state == RUNNING:
-            return self._active + ticks_diff(now, self._seg_start)
-        return self._active
-
     def _view(self, side, now):
         # The settled values moved forward to `now` without changing anything.
         s = self.sides[side]

@@ -9,7 +9,7 @@ start, not from the poll that noticed it). Clips cannot be played here: `play(pa
 returns False, and the app uses beep.pattern(phrase) on buzzer boards.
 """
 
-from ticks import ticks_add, ticks_diff
+from ticks import ticks_diff
 
 # Volume 0..10 as PWM duty (of 65535); a buzzer is loudest at 50 %, and hears duty
 # roughly logarithmically.
@@ -77,9 +77,3 @@ class PwmPlayer:
             self._pwm.duty_u16(DUTY[self.volume])
         else:
             self._pwm.duty_u16(0)
-
-    def next_tick(self):
-        """The tick at which the current step ends (None when idle): the loop may sleep till then."""
-        if self._steps is None:
-            return None
-        return ticks_add(self._start, self._end)

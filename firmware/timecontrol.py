@@ -32,8 +32,6 @@ _TYPE_KEYS = {
     DELAY: (("main", "delay"), ("mode",)),
 }
 _COMMON_KEYS = ("type", "calls", "first", "late_limit", "black", "white")
-_SIDE_KEYS = ("main", "periods", "period", "moves", "increment", "delay")
-_DURATIONS = ("main", "period", "increment", "delay", "late_limit")
 _MAX_SECONDS = 172800  # 48 h: any interval stays far below half the tick period
 _MAX_COUNT = 999
 _DELAY_MODES = ("bronstein", "simple")

@@ -120,7 +120,6 @@ def test_held_button_is_one_press_and_release_bounce_is_not_a_press():
         deb.observe(LEFT, 1, t)
         deb.settle(LEFT, 1, t)
     assert pops(deb) == []
-    assert deb.held_ms(LEFT, 5000) == 4900
     # Release with bounce: those edges do not hold the clock (the button is down).
     for t, lv in ((5000, 0), (5001, 1), (5002, 0), (5004, 0)):
         deb.edge(LEFT, t, lv)
