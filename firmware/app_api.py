@@ -11,7 +11,6 @@ from ticks import ticks_diff
 from timecontrol import parse
 
 VERSION = "0.1.0"
-SIDES = ("black", "white")
 IDLE = gameclock.IDLE
 RUNNING = gameclock.RUNNING
 
@@ -60,7 +59,8 @@ class AppApi:
         if c.state == IDLE:
             starter = 1 - self.tc.first  # the side that does not move first starts the clock
             if side != starter:
-                ok, reason = False, "the game starts with %s's button" % SIDES[starter]
+                name = gameclock.SIDE_NAMES[starter]
+                ok, reason = False, "the game starts with %s's button" % name
             else:
                 self.game_start = tick
                 self.game_t0 = 0
@@ -95,7 +95,7 @@ class AppApi:
         now = self.now
         return {
             "state": c.state,
-            "turn": SIDES[c.turn] if c.turn >= 0 else None,
+            "turn": gameclock.SIDE_NAMES[c.turn] if c.turn >= 0 else None,
             "black": c.side_status(0, now),
             "white": c.side_status(1, now),
             "time_control": self.tc.to_json(),

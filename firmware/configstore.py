@@ -14,12 +14,11 @@ announce it.
 
 import json
 
-from timecontrol import ConfigError, parse
+from timecontrol import SIDE_NAMES, ConfigError, parse
 
 FILE = "config.json"
 MAX_PRESETS = 10
 MAX_NAME = 32
-SIDES = ("black", "white")
 
 
 def _raw_defaults():
@@ -87,7 +86,7 @@ def _buttons(name, v):
         if k != "left":
             raise ConfigError("%s.%s: unknown key (only 'left')" % (name, k))
     left = v.get("left", "black")
-    if left not in SIDES:
+    if left not in SIDE_NAMES:
         raise ConfigError("%s.left: must be 'black' or 'white', got %r" % (name, left))
     return {"left": left}
 

@@ -14,8 +14,6 @@ SSD1306 layout (8x8 font; the times twice as large):
     y 56  PAUSED / B FLAG / preset 3 ...
 """
 
-SIDES = ("black", "white")
-
 
 def clock_text(ms):
     """H:MM:SS, or M:SS under an hour; rounded up to the second."""

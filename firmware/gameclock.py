@@ -28,11 +28,11 @@ from deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Pl
 from sidetime import SideTime
 from ticks import ticks_add, ticks_diff
 from timecontrol import BYOYOMI, CANADIAN, DELAY, FISCHER, SUDDEN_DEATH
+from timecontrol import SIDE_NAMES as SIDE_NAMES  # the core's API: gameclock.SIDE_NAMES
 
 BLACK = 0
 WHITE = 1
 NOBODY = -1
-SIDE_NAMES = ("black", "white")
 
 IDLE = "idle"
 RUNNING = "running"

@@ -11,9 +11,9 @@ See docs/storage.md.
 """
 
 import logfile
-from logline import SIDES, VALUE_FIELDS, LineBuilder, check_line, verify, verify_bytes
+from logline import VALUE_FIELDS, LineBuilder, check_line, verify, verify_bytes
 
-__all__ = ("GameLogStore", "SIDES", "VALUE_FIELDS", "check_line", "verify", "verify_bytes")
+__all__ = ("GameLogStore", "VALUE_FIELDS", "check_line", "verify", "verify_bytes")
 
 DIR = "logs"
 SEQ = "seq"  # holds the last game id given, so ids are never reused

@@ -19,7 +19,7 @@ preallocated buffer, so a press or a call allocates nothing. See docs/storage.md
 import binascii
 import json
 
-SIDES = ("black", "white")
+from timecontrol import SIDE_NAMES
 
 # Name of the value field of each clock event, as `goclock simulate` names it;
 # log records and protocol event lines use the same names.
@@ -198,7 +198,7 @@ class LineBuilder:
         self._put_int(t)
         if side is not None and 0 <= side <= 1:
             line.extend(b',"side":')
-            self._put(SIDES[side])
+            self._put(SIDE_NAMES[side])
         if value is not None:
             line.append(44)  # ","
             self._put(VALUE_FIELDS.get(kind, "value"))

@@ -56,7 +56,7 @@ import json
 
 from configstore import validate_config, validate_presets
 from lineread import OVERLONG, LineReader
-from logline import SIDES, VALUE_FIELDS
+from logline import VALUE_FIELDS
 from reqargs import (
     RequestError,
     is_int,
@@ -66,6 +66,7 @@ from reqargs import (
     want_seconds,
     want_side,
 )
+from timecontrol import SIDE_NAMES
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1024  # bytes of a request line, newline included
@@ -87,7 +88,7 @@ def clock_event(kind, side, t, value):
     """
     ev = {"event": kind, "t": t}
     if side is not None and side >= 0:
-        ev["side"] = SIDES[side]
+        ev["side"] = SIDE_NAMES[side]
     if value is not None:
         ev[VALUE_FIELDS.get(kind, "value")] = value
     return ev
@@ -256,7 +257,7 @@ class Protocol:
         if main_ms is None and period_ms is None and periods is None and moves is None:
             raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
         self.app.time_set(side, main_ms, periods, period_ms, moves)
-        return dict(self.app.status()[SIDES[side]])
+        return dict(self.app.status()[SIDE_NAMES[side]])
 
     def _pause(self, req):
         self.app.pause()

@@ -5,7 +5,8 @@ default, and raise RequestError (a ValueError) when it has the wrong type or
 is out of range, so the protocol refuses it before touching the clock.
 """
 
-SIDES = ("black", "white")
+from timecontrol import SIDE_NAMES
+
 MAX_SECONDS = 360000  # 100 h: far beyond any game, far below the tick range
 
 
@@ -46,9 +47,9 @@ def want_seconds(req, key):
 def want_side(req):
     """The side argument as 0 (black) or 1 (white)."""
     v = req.get("side")
-    if v not in SIDES:
+    if v not in SIDE_NAMES:
         raise RequestError('\'side\' must be "black" or "white"')
-    return SIDES.index(v)
+    return SIDE_NAMES.index(v)
 
 
 def want_bool(req, key):

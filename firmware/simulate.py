@@ -21,7 +21,7 @@ import timecontrol
 from ticks import TICKS_PERIOD, ticks_add, ticks_diff
 
 ACTIONS = ("start", "press", "pause", "resume", "adjust", "timeout_pass", "late", "arrive")
-_SIDE_OF = {"black": gameclock.BLACK, "white": gameclock.WHITE}
+_SIDE_OF = {name: i for i, name in enumerate(gameclock.SIDE_NAMES)}
 _SCENARIO_KEYS = ("time_control", "events", "until", "tick_offset")
 _EVENT_KEYS = ("t", "do", "side", "main", "periods", "period", "moves")
 

@@ -35,7 +35,9 @@ _COMMON_KEYS = ("type", "calls", "first", "late_limit", "black", "white")
 _MAX_SECONDS = 172800  # 48 h: any interval stays far below half the tick period
 _MAX_COUNT = 999
 _DELAY_MODES = ("bronstein", "simple")
-_SIDES = ("black", "white")
+# The sides' names, Black's first (its index is the side: 0 black, 1 white), as every
+# JSON form of the project writes them; the other modules take them from here.
+SIDE_NAMES = ("black", "white")
 
 # Call profiles the core knows; callplan.py has the schedules.
 CALL_PROFILES = ("cn", "jp", "en", "none")
@@ -141,7 +143,7 @@ class TimeControl:
             out["late_limit"] = _ms_to_seconds(self.late_limit_ms)
         for i in (0, 1):
             if self._overrides[i]:
-                out[_SIDES[i]] = dict(self._overrides[i])
+                out[SIDE_NAMES[i]] = dict(self._overrides[i])
         return out
 
 
@@ -189,12 +191,12 @@ def parse(obj):
     white = base.copy()
     tc.sides = (base, white)
     for i in (0, 1):
-        override = obj.get(_SIDES[i])
+        override = obj.get(SIDE_NAMES[i])
         if override is None:
             continue
-        prefix = _SIDES[i] + "."
+        prefix = SIDE_NAMES[i] + "."
         if not isinstance(override, dict):
-            raise ConfigError("%s: must be an object of overrides" % _SIDES[i])
+            raise ConfigError("%s: must be an object of overrides" % SIDE_NAMES[i])
         _check_keys(override, required + optional, prefix)
         for key in override:
             if key in ("carry", "mode"):
@@ -202,7 +204,7 @@ def parse(obj):
             _apply(tc.sides[i], key, override[key], prefix)
         tc._overrides[i].update(override)
     for i in (0, 1):
-        _check_side(tc, tc.sides[i], _SIDES[i] + "." if tc._overrides[i] else "")
+        _check_side(tc, tc.sides[i], SIDE_NAMES[i] + "." if tc._overrides[i] else "")
     return tc
 
 
@@ -214,9 +216,9 @@ def _parse_common(tc, obj):
         )
     tc.calls = calls
     first = obj.get("first", "black")
-    if first not in _SIDES:
+    if first not in SIDE_NAMES:
         raise ConfigError("first: must be 'black' or 'white', got %r" % (first,))
-    tc.first = _SIDES.index(first)
+    tc.first = SIDE_NAMES.index(first)
     if "late_limit" in obj:
         tc.late_limit_ms = _seconds_to_ms("late_limit", obj["late_limit"])
 

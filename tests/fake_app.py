@@ -15,8 +15,6 @@ from checkpoint import CheckpointStore
 from configstore import ConfigStore
 from gamelog import GameLogStore
 
-SIDES = ("black", "white")
-
 
 class FakeApp:
     def __init__(self, fs):
@@ -63,7 +61,7 @@ class FakeApp:
         c.advance(self.now)
         return {
             "state": c.state,
-            "turn": SIDES[c.turn] if c.turn >= 0 else None,
+            "turn": gameclock.SIDE_NAMES[c.turn] if c.turn >= 0 else None,
             "black": c.side_status(0, self.now),
             "white": c.side_status(1, self.now),
             "time_control": self.tc.to_json(),

@@ -14,8 +14,6 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from sim import Firmware  # noqa: E402
 
-SIDES = ("black", "white")
-
 
 def boot(flash, virtual=True, env=None, **kw):
     """A started firmware whose loop has run once; console lines of the boot in `fw.boot`."""
