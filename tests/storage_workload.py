@@ -31,6 +31,7 @@ def run(fs, ack, games=3, moves=24, reserve=4096):
     for g in range(games):
         cfg = dict(store.config)
         cfg["volume"] = volume_of(g)
+        ack("saving", cfg["volume"])  # a cut from here on may leave this config or the last
         try:
             store.save(config=validate_config(cfg))
             ack("config", cfg["volume"])
@@ -66,11 +67,13 @@ def check(fs, acks):
     store = ConfigStore(fs)
     warning = store.load()
     vol = store.config["volume"]
-    saves = len([a for a in acks if a[0] == "config"])
     if "config" not in last and warning == "no stored config: defaults in use":
         pass  # cut before the first save was complete
-    elif warning is not None or vol not in (last.get("config"), volume_of(saves)):
-        problems.append("config: %r, volume %r after %d saves" % (warning, vol, saves))
+    elif warning is not None or vol not in (last.get("config"), last.get("saving")):
+        problems.append(
+            "config: %r, volume %r; acknowledged %r, being saved %r"
+            % (warning, vol, last.get("config"), last.get("saving"))
+        )
     # logs: each file verifies (a torn last line at most) and holds what was
     # acknowledged; after boot recovery it verifies whole
     logs = GameLogStore(fs)
