@@ -22,13 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
-from goclock import logpull, notation  # noqa: E402
+from goclock import SIDES, logpull, notation  # noqa: E402
 from goclock.client import Client  # noqa: E402
 from goclock.gamerecord import GameRecord  # noqa: E402
 from goclock.transport import SerialTransport  # noqa: E402
 from sim import Firmware  # noqa: E402
-
-SIDES = ("black", "white")
 
 
 def run_clock(fw, ms):

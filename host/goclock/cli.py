@@ -10,11 +10,11 @@ import importlib
 import os
 import sys
 
+from . import SIDES
 from .errors import GoclockError
 
 __all__ = ["GoclockError", "build_parser", "main"]
 
-SIDES = ("black", "white")
 BOARDS = ("pico", "esp32-devkitc")
 
 

@@ -8,10 +8,10 @@ moves: who pressed, when, how long the move took and what was left after it.
 
 import os
 
+from . import SIDES
 from .errors import GoclockError
 from .fwcore import load
 
-SIDES = ("black", "white")
 # Side-status fields of a press record (what the side had left at its press).
 LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "flagged")
 

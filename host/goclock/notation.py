@@ -18,6 +18,7 @@ firmware's own `timecontrol.parse`, so a notation is accepted exactly when the c
 
 import re
 
+from . import SIDES
 from .errors import NotationError
 from .fwcore import validate_time_control
 
@@ -165,7 +166,7 @@ def _option(tc, token):
         tc["first"] = value
     elif key == "late":
         tc["late_limit"] = parse_duration(value)
-    elif key.split(".")[0] in ("black", "white"):
+    elif key.split(".")[0] in SIDES:
         side, _, field = key.partition(".")
         field = field or "main"
         if field in _DURATION_KEYS:
@@ -231,7 +232,7 @@ def format(tc):
         text += " first=%s" % tc["first"]
     if "late_limit" in tc:
         text += " late=%s" % format_duration(tc["late_limit"])
-    for side in ("black", "white"):
+    for side in SIDES:
         for field, value in sorted(tc.get(side, {}).items()):
             name = side if field == "main" else "%s.%s" % (side, field)
             shown = format_duration(value) if field in _DURATION_KEYS else str(value)

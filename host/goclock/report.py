@@ -2,10 +2,8 @@
 
 from rich.table import Table
 
-from . import ui
+from . import SIDES, ui
 from .sgf_merge import time_properties
-
-SIDES = ("black", "white")
 
 
 def summary(record):

@@ -6,7 +6,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-SIDES = ("black", "white")
+from . import SIDES
 
 
 def console():
