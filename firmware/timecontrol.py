@@ -47,9 +47,11 @@ class ConfigError(ValueError):
     """A time control that cannot be used; the message names the field."""
 
 
-def _seconds_to_ms(field, value):
-    # bool is an int subclass in Python: reject it explicitly.
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+def seconds_to_ms(field, value):
+    """A duration in seconds (int or float) as integer ms; ConfigError naming `field` if bad."""
+    # bool is an int subclass in Python: reject it explicitly. NaN (which CPython's json
+    # reads) equals nothing, itself included, and would pass the range checks below.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ConfigError("%s: must be a number of seconds, got %r" % (field, value))
     if value < 0:
         raise ConfigError("%s: must not be negative, got %r" % (field, value))
@@ -93,17 +95,17 @@ class SideSettings:
 def _apply(side, field, value, prefix):
     name = prefix + field
     if field == "main":
-        side.main_ms = _seconds_to_ms(name, value)
+        side.main_ms = seconds_to_ms(name, value)
     elif field == "periods":
         side.periods = _count(name, value, 0)
     elif field == "period":
-        side.period_ms = _seconds_to_ms(name, value)
+        side.period_ms = seconds_to_ms(name, value)
     elif field == "moves":
         side.moves = _count(name, value, 1)
     elif field == "increment":
-        side.increment_ms = _seconds_to_ms(name, value)
+        side.increment_ms = seconds_to_ms(name, value)
     elif field == "delay":
-        side.delay_ms = _seconds_to_ms(name, value)
+        side.delay_ms = seconds_to_ms(name, value)
 
 
 class TimeControl:
@@ -220,7 +222,7 @@ def _parse_common(tc, obj):
         raise ConfigError("first: must be 'black' or 'white', got %r" % (first,))
     tc.first = SIDE_NAMES.index(first)
     if "late_limit" in obj:
-        tc.late_limit_ms = _seconds_to_ms("late_limit", obj["late_limit"])
+        tc.late_limit_ms = seconds_to_ms("late_limit", obj["late_limit"])
 
 
 def _check_side(tc, side, prefix):

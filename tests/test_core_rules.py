@@ -120,6 +120,8 @@ def test_time_odds_apply_to_one_side():
             "white.main",
         ),
         ({"type": "sudden_death", "main": 10**9}, "main"),
+        ({"type": "sudden_death", "main": float("nan")}, "main"),  # CPython's json reads NaN
+        ({"type": "fischer", "main": 60, "increment": float("inf")}, "increment"),
         ([1, 2], "time control"),
     ],
 )
