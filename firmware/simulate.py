@@ -71,11 +71,26 @@ def check_scenario(obj):
             raise ScenarioError("%s.side: must be black or white" % where)
         if side is None and ev["do"] in ("press", "adjust", "late", "arrive"):
             raise ScenarioError("%s.side: missing" % where)
+        _check_values(ev, where)
     until = _int_ms("until", obj.get("until", last))
     if until < last:
         raise ScenarioError("until: before the last event")
     offset = _int_ms("tick_offset", obj.get("tick_offset", 0)) % TICKS_PERIOD
     return tc, events, until, offset
+
+
+def _check_values(ev, where):
+    # The adjust values' types and units; whether the clock takes them is its own call.
+    for key in ("main", "period"):
+        if ev.get(key) is not None:
+            try:
+                timecontrol.seconds_to_ms(key, ev[key])
+            except timecontrol.ConfigError as exc:
+                raise ScenarioError("%s.%s" % (where, exc)) from None
+    for key in ("periods", "moves"):
+        v = ev.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ScenarioError("%s.%s: must be a whole number, got %r" % (where, key, v))
 
 
 class _Printer:
@@ -127,18 +142,7 @@ def _status_pairs(status):
 
 def _seconds_ms(ev, key):
     v = ev.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise gameclock.ClockError("%s: must be a number of seconds >= 0" % key)
-    return v * 1000 if isinstance(v, int) else int(v * 1000 + 0.5)
-
-
-def _count(ev, key):
-    v = ev.get(key)
-    if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-        raise gameclock.ClockError("%s: must be a whole number" % key)
-    return v
+    return None if v is None else timecontrol.seconds_to_ms(key, v)
 
 
 def _apply(clock, ev, tick):
@@ -163,9 +167,9 @@ def _apply(clock, ev, tick):
         clock.adjust(
             side,
             main_ms=_seconds_ms(ev, "main"),
-            periods=_count(ev, "periods"),
+            periods=ev.get("periods"),
             period_ms=_seconds_ms(ev, "period"),
-            moves=_count(ev, "moves"),
+            moves=ev.get("moves"),
             now=tick,
         )
     except gameclock.ClockError as exc:

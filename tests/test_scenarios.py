@@ -76,3 +76,23 @@ def test_every_event_kind_is_covered():
         actions.update(ev["do"] for ev in obj["events"])
     assert actions == set(simulate.ACTIONS)
     assert kinds == {"sudden_death", "byoyomi", "canadian", "fischer", "delay"}
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("main", -5, "events[1].main: must not be negative"),
+        ("main", float("nan"), "events[1].main: must be a number of seconds"),
+        ("period", "30s", "events[1].period: must be a number of seconds"),
+        ("main", 10**9, "events[1].main: at most"),
+        ("periods", 1.5, "events[1].periods: must be a whole number"),
+    ],
+)
+def test_bad_adjust_values_are_scenario_errors(key, value, message):
+    obj = {
+        "time_control": {"type": "byoyomi", "main": 60, "periods": 3, "period": 30},
+        "events": [{"t": 0, "do": "start"}, {"t": 10, "do": "adjust", "side": "black", key: value}],
+    }
+    with pytest.raises(simulate.ScenarioError) as err:
+        simulate.run(obj, io.StringIO().write)
+    assert str(err.value).startswith(message)
