@@ -119,7 +119,9 @@ class Announcer:
         self._side = -1
         self._queue[0] = self.notices.get(name, name)
         self._qlen = 1
-        self._start_next()
+        # Without a clip the notice beeps by its name: beep.py knows "pause", "preset_3",
+        # not the pack's words for them ("暂停", "预设3").
+        self._start_next(name)
 
     def cancel_side(self, side):
         """The side moved: its calls are no longer worth hearing."""
@@ -133,7 +135,7 @@ class Announcer:
         if self.player is not None and self.player.busy():
             self.player.stop()
 
-    def _start_next(self):
+    def _start_next(self, beep_as=None):
         phrase = self._queue[0]
         for i in range(1, QUEUE):
             self._queue[i - 1] = self._queue[i]
@@ -150,7 +152,7 @@ class Announcer:
             return
         import beep  # only when a clip is missing: 3 KB of code not kept otherwise
 
-        player.play(beep.pattern(phrase))
+        player.play(beep.pattern(phrase if beep_as is None else beep_as))
 
     def pump(self, now):
         """Let a buzzer step on, and start the next call of the same tick when one ends."""

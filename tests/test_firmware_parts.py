@@ -90,8 +90,11 @@ def test_no_clip_or_a_buzzer_gets_the_beep_pattern():
     a.load_pack(SOUNDS, "zh")
     a.say("30秒", 0, 0, 0)
     assert p.played[-1][1] == beep.pattern("30秒")
-    a.notice("reset")  # no clip for it in any pack: a blip
-    assert p.played[-1][1] == beep.pattern("reset")
+    # A notice beeps its own pattern, not a blip for the pack's words ("暂停", "预设3").
+    a.notice("pause")
+    assert p.played[-1][1] == beep.pattern("pause") != beep.pattern("暂停")
+    a.notice("preset_3")
+    assert p.played[-1][1] == beep.pattern("preset_3") != beep.pattern("预设3")
 
 
 def test_notice_uses_the_pack_s_device_phrase():
