@@ -57,7 +57,10 @@ def view(status, menu=None):
     elif state == "paused":
         note = "PAUSED"
     elif state == "idle":
-        note = "White starts"
+        # The button of the side that does not move first starts the clock (Black's, in a
+        # handicap game where White moves first).
+        first = (status.get("time_control") or {}).get("first")
+        note = "Black starts" if first == "white" else "White starts"
     elif state == "ended":
         note = "GAME OVER"
     return {

@@ -165,6 +165,9 @@ def test_view_shows_byoyomi_moves_and_flags():
     v = view(status(state="ended", black={"main_ms": 0, "flagged": True}))
     assert v["note"] == "BLACK FLAG"
     assert view(status(state="paused"))["note"] == "PAUSED"
+    assert view(status(state="idle"))["note"] == "White starts"
+    handicap = dict(status(state="idle"), time_control={"type": "sudden_death", "first": "white"})
+    assert view(handicap)["note"] == "Black starts"  # Black's button starts White's clock
     assert view(status(), menu="2 1h + 3x30s")["note"].startswith("preset 2")
 
 
