@@ -134,6 +134,20 @@ def test_user_presets(fake, capsys):
     one_line_error(rc, err, "you have no preset named 'club'")
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [{"name": "club"}, {"name": 5, "time_control": {}}, {"name": "x", "time_control": "sd"}],
+)
+def test_damaged_user_presets_file_is_one_line(capsys, entry):
+    home = os.environ["GOCLOCK_HOME"]
+    os.makedirs(home)
+    with open(os.path.join(home, "presets.json"), "w", encoding="utf-8") as f:
+        json.dump([entry], f)
+    for argv in (["presets", "list"], ["config", "set", "--preset", "club", "--dry-run"]):
+        rc, out, err = run(capsys, *argv)
+        one_line_error(rc, err, "presets.json is damaged: preset 1")
+
+
 def test_every_builtin_preset_fits_one_request(fake, capsys):
     rc, out, err = run(capsys, "--port", fake.path, "presets", "push")
     assert rc == 0, err

@@ -46,8 +46,20 @@ def user_presets():
         return []
     except (OSError, ValueError) as exc:
         raise GoclockError("cannot read your presets in %s: %s" % (path, exc)) from None
-    if not isinstance(data, list) or not all(isinstance(p, dict) and "name" in p for p in data):
+    if not isinstance(data, list):
         raise GoclockError("%s is damaged: expected a list of presets; fix or delete it" % path)
+    for i, p in enumerate(data, 1):
+        # What the commands read of each entry; a hand-edited file gets a clear line, not a
+        # traceback. (The time control itself is checked by the clock when pushed or set.)
+        if not (
+            isinstance(p, dict)
+            and isinstance(p.get("name"), str)
+            and isinstance(p.get("time_control"), dict)
+        ):
+            raise GoclockError(
+                '%s is damaged: preset %d needs a "name" and a "time_control" object; '
+                "fix or delete it" % (path, i)
+            )
     return data
 
 
