@@ -66,6 +66,9 @@ class McuBoard:
         self._poll_out = select.poll()
         self._poll_out.register(sys.stdout, select.POLLOUT)
         buttons = spec.get("buttons", {})
+        if not isinstance(buttons, dict):
+            self._note("buttons: %r is not an object of pins" % (buttons,))
+            buttons = {}
         self._setup_button(LEFT, buttons.get("left"))
         self._setup_button(RIGHT, buttons.get("right"))
         self._setup_arbiter(spec.get("arbiter"))
@@ -230,7 +233,8 @@ class McuBoard:
 
                 pwm = machine.PWM(machine.Pin(self.spec["buzzer"]))
                 self._player = PwmPlayer(pwm, self.ticks, volume)
-        except (KeyError, ValueError, TypeError, OSError) as e:
+        except (KeyError, ValueError, TypeError, OSError, AttributeError) as e:
+            # AttributeError: an "i2s" entry that is not an object of pins
             self._note("audio %s: %s" % (audio, e))
             self._player = None
         return self._player

@@ -201,6 +201,14 @@ def test_missing_or_bad_parts_are_notices_not_crashes(hal):
     assert board.make_player(8000, 7) is None  # "audio" not given: silent
 
 
+def test_board_file_of_wrong_shapes_gives_notices_not_a_crash(hal):
+    board = hal.mcu.McuBoard({"buttons": [14, 15], "audio": "i2s", "i2s": [16, 17, 18]})
+    assert any("buttons" in n for n in board.notices)
+    assert board.level(LEFT) == 0 and board.level(RIGHT) == 0
+    assert board.make_player(8000, 7) is None
+    assert any("audio i2s" in n for n in board.notices)
+
+
 def test_unreadable_board_file_gives_a_bare_board(hal, tmp_path):
     bad = tmp_path / "board.json"
     bad.write_text("{not json")
