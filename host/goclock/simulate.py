@@ -10,8 +10,8 @@ import shutil
 import subprocess
 import sys
 
-from .cli import GoclockError
-from .paths import firmware_dir
+from . import fwcore
+from .errors import GoclockError
 
 
 def micropython_binary():
@@ -27,21 +27,11 @@ def micropython_binary():
     return found
 
 
-def import_core():
-    """The firmware's simulate module, imported into this CPython."""
-    path = firmware_dir()
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import simulate as core_simulate
-
-    return core_simulate
-
-
 def run(scenario_path, engine="cpython", out=None):
     """Print the scenario's JSON Lines on `out` (bytes stream); returns the exit code."""
     out = out or sys.stdout.buffer
     if engine == "micropython":
-        script = os.path.join(firmware_dir(), "simulate.py")
+        script = os.path.join(fwcore.firmware_dir(), "simulate.py")
         proc = subprocess.run(
             [micropython_binary(), script, scenario_path], capture_output=True, check=False
         )
@@ -52,7 +42,7 @@ def run(scenario_path, engine="cpython", out=None):
                 proc.stderr.decode("utf-8", "replace").strip() or "micropython failed"
             )
         return 0
-    core = import_core()
+    core = fwcore.load("simulate")  # the firmware's scenario runner, in this CPython
     try:
         with open(scenario_path, encoding="utf-8") as f:
             obj = json.load(f)
