@@ -15,7 +15,8 @@ import pytest
 from sgfmill import sgf
 
 from firmware_helpers import boot
-from goclock.cli import main
+from goclock import cmd_device
+from goclock.cli import build_parser, main
 
 # (ms the side to move thinks, then presses). Black, White, Black into byo-yomi, ...
 THINK = [10000, 7000, 65000, 5000, 4000, 1000]
@@ -62,10 +63,15 @@ def _play(fw, tmp):
         if i == 2:
             # Black thinks into byo-yomi while `goclock watch` follows the clock.
             out = io.StringIO()
-            watcher = threading.Thread(target=_watch, args=(port, out))
+            done = threading.Event()
+            watcher = threading.Thread(target=_watch, args=(port, out, done))
             watcher.start()
-            _wait_for(out, '"event": "status"')
+            assert _wait_for(out, '"event": "status"'), "watch never started"
             fw.wait(ms)
+            # The watch ends once it has read what that virtual time produced (up to the
+            # byo-yomi start), however long the machine took: not after a real-time window.
+            _wait_for(out, '"event": "byoyomi"')
+            done.set()
             watcher.join(timeout=20)
             watched["lines"] = [json.loads(x) for x in out.getvalue().splitlines() if x.strip()]
         elif i == 3:
@@ -85,20 +91,25 @@ def _play(fw, tmp):
     return watched
 
 
-def _watch(port, out):
+def _watch(port, out, done):
+    """`goclock --json watch --seconds 1` on a clock that stands still until `done` is set."""
     import contextlib
 
+    args = build_parser().parse_args(["--port", port, "--json", "watch", "--seconds", "1"])
     with contextlib.redirect_stdout(out):
-        main(["--port", port, "--json", "watch", "--seconds", "1.2"])
+        cmd_device.do_watch(args, now=lambda: 1.0 if done.is_set() else 0.0)
 
 
-def _wait_for(out, text, timeout=10.0):
+def _wait_for(out, text, timeout=20.0):
+    """True once `text` is in `out`; False after `timeout` s (the test then says what is missing)."""
     import time
 
     end = time.monotonic() + timeout
     while text not in out.getvalue():
-        assert time.monotonic() < end, "watch never started"
+        if time.monotonic() > end:
+            return False
         time.sleep(0.02)
+    return True
 
 
 def test_watch_saw_the_calls(played):
