@@ -17,10 +17,9 @@ import sys
 import tempfile
 import time
 
+from sim import FIRMWARE, micropython_binary
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-FIRMWARE = os.path.join(REPO, "firmware")
-MICROPYTHON = os.path.join(os.path.dirname(sys.executable), "micropython")
 
 MAIN_S = 5 * 3600  # each side: 5 h main time, then 5 x 60 s byo-yomi
 PERIODS = 5
@@ -90,7 +89,8 @@ def bench_core():
         path = f.name
     try:
         cpy_s, cpy_out = run_engine([sys.executable, os.path.join(FIRMWARE, "simulate.py")], path)
-        mpy_s, mpy_out = run_engine([MICROPYTHON, os.path.join(FIRMWARE, "simulate.py")], path)
+        mpy = micropython_binary() or "micropython"
+        mpy_s, mpy_out = run_engine([mpy, os.path.join(FIRMWARE, "simulate.py")], path)
     finally:
         os.unlink(path)
     lines = [json.loads(x) for x in cpy_out.decode("utf-8").splitlines()]

@@ -23,8 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
+from sim import FIRMWARE, micropython_binary
+
 BOOT_BUDGET = 40 * 1024
 
 DRIVER = r"""
@@ -88,6 +88,23 @@ def press(ch):
     run_for(200)
 
 
+def locked(run):
+    # 0 when run() allocates nothing under heap_lock, else "allocates" (and where).
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        run()
+        error = None
+    except MemoryError as e:
+        error = e
+    finally:
+        micropython.heap_unlock()
+    if error is None:
+        return 0
+    sys.print_exception(error)
+    return "allocates"
+
+
 out = {"base": base, "boot": boot - base, "boot_total": boot, "modules": modules}
 out["code"] = sum(modules.values())
 press(RIGHT)  # White starts Black's clock
@@ -115,22 +132,8 @@ out["moves"] = app.clock.moves_made
 
 # The tick path under heap_lock, right after a checkpoint (none falls due in 5 s).
 app._checkpoint()
-out["tick_locked"] = "allocates"
-where = None
 loop_step = app._step  # the bound method is made here, not under the lock
-gc.collect()
-micropython.heap_lock()
-try:
-    run_for(5000, loop_step)
-    where = 0
-except MemoryError as e:
-    where = e
-finally:
-    micropython.heap_unlock()
-if where == 0:
-    out["tick_locked"] = 0
-else:
-    sys.print_exception(where)
+out["tick_locked"] = locked(lambda: run_for(5000, loop_step))
 
 # The charge of a press under heap_lock: IRQ record, debounce, the core's press.
 import gameclock
@@ -166,31 +169,17 @@ def charge(t, side):
     deb.pop()
 
 
-out["press_locked"] = "allocates"
-where = None
-gc.collect()
-micropython.heap_lock()
-try:
+def forty_presses():
+    global t
     for i in range(40):
         t += 1500
         charge(t, clock.turn)
-    where = 0
-except MemoryError as e:
-    where = e
-finally:
-    micropython.heap_unlock()
-if where == 0:
-    out["press_locked"] = 0
-else:
-    sys.print_exception(where)
+
+
+out["press_locked"] = locked(forty_presses)
 out["charged_moves"] = clock.moves_made
 print(json.dumps(out))
 """
-
-
-def micropython_binary():
-    here = os.path.join(ROOT, ".venv", "bin", "micropython")
-    return here if os.path.exists(here) else "micropython"
 
 
 def measure():
@@ -210,7 +199,7 @@ def measure():
         )
         try:
             proc = subprocess.run(
-                [micropython_binary(), driver],
+                [micropython_binary() or "micropython", driver],
                 env=env,
                 pass_fds=(r_keys,),
                 capture_output=True,

@@ -29,15 +29,6 @@ from goclock.transport import SerialTransport  # noqa: E402
 from sim import Firmware  # noqa: E402
 
 
-def run_clock(fw, ms):
-    """Virtual time: let the clock run `ms` ms (as Firmware.wait, polling in 5 ms steps)."""
-    fw.keys("!wait %d\n" % ms)
-    deadline = time.monotonic() + 30
-    while not any(isinstance(x, dict) and "waited" in x for x in fw.lines(0.005)):
-        if time.monotonic() > deadline:
-            raise SystemExit("the simulated clock did not run %d ms" % ms)
-
-
 def play(fw, client, moves, seed=400):
     """Play `moves` presses in virtual time; returns the game's log id."""
     client.request("config.set", config={"time_control": notation.parse("cn 35m/5")})
@@ -47,13 +38,13 @@ def play(fw, client, moves, seed=400):
     for i in range(moves):
         # Main time runs out after about 120 moves a side; in byo-yomi the moves stay
         # under 58 s, so the calls are made but no period is used.
-        run_clock(fw, rng.randint(3000, 25000) if i < 240 else rng.randint(20000, 52000))
+        fw.wait(rng.randint(3000, 25000) if i < 240 else rng.randint(20000, 52000))
         reply = client.request("press", side=SIDES[i % 2])
         if not reply["accepted"]:
             raise SystemExit("press %d refused: %s" % (i + 1, reply.get("reason")))
     game = client.request("status")["game"]
     client.request("reset")  # ends the game: the log gets its end record
-    run_clock(fw, 10)
+    fw.wait(10)
     return game
 
 
@@ -61,7 +52,7 @@ def bench(moves, runs):
     with tempfile.TemporaryDirectory() as tmp:
         fw = Firmware(os.path.join(tmp, "flash"), virtual=True, env={"GOCLOCK_VIEW": "0"})
         try:
-            run_clock(fw, 0)
+            fw.wait(0)
             transport = SerialTransport(fw.port)
             try:
                 client = Client(transport, timeout=10.0)

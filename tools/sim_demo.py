@@ -76,6 +76,7 @@ def describe(ev):
 def run(Firmware, out=sys.stdout):
     sys.path.insert(0, os.path.join(ROOT, "firmware"))
     from gamelog import verify_bytes
+    from goclock.ui import status_line  # the host tool's words for a status
 
     with tempfile.TemporaryDirectory() as flash:
         fw = Firmware(flash, virtual=True, env={"GOCLOCK_VIEW": "0"})
@@ -99,10 +100,7 @@ def run(Firmware, out=sys.stdout):
                 else:
                     fw.keys(step)
             st = fw.request({"cmd": "status"})
-            out.write(
-                "\nnow %s: Black %s, White %s\n"
-                % (st["state"], side_text(st["black"]), side_text(st["white"]))
-            )
+            out.write("\nnow %s\n" % status_line(st))
             data = read_log(fw, st["game"])
             check = verify_bytes(data)
             out.write(
@@ -113,13 +111,6 @@ def run(Firmware, out=sys.stdout):
             return 0 if check["ok"] else 1
         finally:
             fw.stop()
-
-
-def side_text(st):
-    s = "%d:%02d main" % (st["main_ms"] // 60000, st["main_ms"] // 1000 % 60)
-    if "periods" in st:
-        s += ", %d period(s) of %d s" % (st["periods"], st["period_ms"] // 1000)
-    return s
 
 
 def read_log(fw, game):
