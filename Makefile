@@ -78,9 +78,9 @@ flash: $(STAMP)
 bench-heap: $(STAMP)
 	$(PY) tools/bench_heap.py
 
+# tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
 bench: $(STAMP)
 	$(PY) tools/bench.py
-	$(PY) tools/bench_heap.py
 
 # Regenerate the voice packs in sounds/ with espeak-ng and sox (Debian packages, installed
 # when missing). The clips are committed: neither users nor tests need a speech engine.
