@@ -10,7 +10,7 @@ the firmware image it stays in flash and the heap after boot is what the app its
 
 then copy only main.py, /board.json and the voice pack (the modules are in the image).
 Not yet built here: this machine has no cross toolchains for the boards.
-tests/test_boards.py keeps the list below in step with firmware/.
+tests/test_boards_manifest.py keeps the list below in step with firmware/.
 """
 
 include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821 (manifest functions are given by makemanifest)

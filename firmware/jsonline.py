@@ -2,8 +2,8 @@
 
 MicroPython's dicts do not keep insertion order and its `json.dumps` spaces
 differently from CPython's, so lines that must be byte-identical on both (the
-simulator's output, the serial protocol's event lines) are written here from
-(key, value) pairs, in the order given.
+simulator's output) are written here from (key, value) pairs, in the order given.
+(The serial protocol needs no such care: its lines are read as JSON, not as text.)
 """
 
 

@@ -1,6 +1,6 @@
 """Benchmark: presses charged in real time on the desktop board (`make bench`).
 
-The firmware runs on the PC's clock, as in `make sim`. Ten presses are keys
+The firmware runs on the PC's clock, as in `make sim`. Forty presses are keys
 sent at known moments; the move times the clock charged (from its game log)
 are compared with the intervals this process measured. Both ends wake on the
 same pipe write, so what is left is the two processes' scheduling jitter plus
