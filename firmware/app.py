@@ -81,10 +81,10 @@ class App(MainLoop, AppApi):
 
     def _boot(self):
         warning = self.store.load()
-        if warning is not None and "damaged" in warning:
-            self._notice("config_damaged", warning)
-        elif warning is not None:
+        if self.store.missing:
             self._save_config_quietly()  # first boot: store the defaults
+        elif warning is not None:
+            self._notice("config_damaged", warning)
         for text in getattr(self.board, "notices", ()):
             self._notice("hardware", text, speak=False)
         self.battery = BatteryWatch(self.store.config["battery_low_mv"])

@@ -168,6 +168,7 @@ class ConfigStore:
         self.config = default_config()
         self.presets = default_presets()
         self.warning = None  # what went wrong at the last load, for the app to say
+        self.missing = False  # the last load found no stored config at all (a first boot)
 
     def load(self):
         """Read the stored config; return the warning text or None."""
@@ -175,6 +176,7 @@ class ConfigStore:
         self.presets = default_presets()
         problems = []
         stored, problem = self.fs.read_atomic(self.name, _decode)
+        self.missing = stored is None and problem == "missing"
         if stored is None:
             if problem == "missing":
                 self.warning = "no stored config: defaults in use"

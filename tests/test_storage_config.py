@@ -96,6 +96,7 @@ def test_preset_validation(presets, message):
 def test_missing_config_gives_defaults_and_says_so(tmp_path):
     store = ConfigStore(FS(str(tmp_path)))
     assert store.load() == "no stored config: defaults in use"
+    assert store.missing  # the app then stores the defaults (a first boot), saying nothing
     assert store.config == default_config() and store.presets == default_presets()
 
 
@@ -125,6 +126,7 @@ def test_damaged_file_falls_back_to_defaults(tmp_path):
         store = ConfigStore(fs)
         warning = store.load()
         assert warning.startswith("config damaged"), junk
+        assert not store.missing  # damaged is not missing: the app says so, keeps the file
         assert store.config == default_config() and store.presets == default_presets()
 
 
