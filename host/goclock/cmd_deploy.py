@@ -33,14 +33,11 @@ def push_voice(board, pack_dir, bar, profile=None):
 
     task = bar.add_task("voice " + os.path.basename(pack_dir), total=None)
 
-    def put_file(local, remote):
-        board.put(local, remote)
-
     def progress(done, total, remote):
         bar.update(task, completed=done, total=total, description=remote)
 
     return voice.push(
-        pack_dir, put_file, mkdir=board.mkdir, progress=progress, profile_name=profile
+        pack_dir, board.put, mkdir=board.mkdir, progress=progress, profile_name=profile
     )
 
 
