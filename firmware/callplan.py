@@ -19,6 +19,9 @@ Tables are built when a period starts (an event), never on the tick path.
 from timecontrol import ConfigError
 
 _SEC = 1000
+# Where running out loses, the last ten seconds counted up: "1" with 9 s left ... "10" at 0.
+# The cn and jp profiles both count this way.
+COUNT_TO_TEN = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
 
 
 class NoCalls:
@@ -46,7 +49,7 @@ class ChineseCalls:
     name = "cn"
     byoyomi_start = "开始读秒"
     timeout = "超时判负"
-    countdown = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
+    countdown = COUNT_TO_TEN
 
     def period_calls(self, period_ms, left):
         seconds = period_ms // _SEC

@@ -16,6 +16,8 @@ counted "1" (9 s left) to "10" (0 s left), then "時間切れ".
 Same interface as the profiles in callplan.py; loaded by `callplan.profile`.
 """
 
+from callplan import COUNT_TO_TEN
+
 _SEC = 1000
 
 
@@ -23,7 +25,7 @@ class Profile:
     name = "jp"
     byoyomi_start = "秒読みです"
     timeout = "時間切れ"
-    countdown = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
+    countdown = COUNT_TO_TEN
 
     def period_calls(self, period_ms, left):
         """(offsets in ms, phrases) of one period of `period_ms`, `left` counting this one."""
