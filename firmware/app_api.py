@@ -91,17 +91,10 @@ class AppApi:
         }
 
     def status(self):
-        c = self.clock
-        now = self.now
-        return {
-            "state": c.state,
-            "turn": gameclock.SIDE_NAMES[c.turn] if c.turn >= 0 else None,
-            "black": c.side_status(0, now),
-            "white": c.side_status(1, now),
-            "time_control": self.tc.to_json(),
-            "game": self.logs.current,
-            "moves": c.moves_made,
-        }
+        status = self.clock.status(self.now)
+        status["time_control"] = self.tc.to_json()
+        status["game"] = self.logs.current
+        return status
 
     def get_config(self):
         return dict(self.store.config)

@@ -92,6 +92,16 @@ class GameClock:
             status["period_ms"] = block if s.in_block else period_ms
         return status
 
+    def status(self, now):
+        """The game as of `now` (after `advance(now)`): state, whose turn, both sides, moves made."""
+        return {
+            "state": self.state,
+            "turn": SIDE_NAMES[self.turn] if self.turn >= 0 else None,
+            "black": self.side_status(BLACK, now),
+            "white": self.side_status(WHITE, now),
+            "moves": self.moves_made,
+        }
+
     def used_ms(self, side, now):
         """How long the current move of `side` has taken so far, pauses excluded."""
         s = self.sides[side]

@@ -57,17 +57,11 @@ class FakeApp:
         }
 
     def status(self):
-        c = self.clock
-        c.advance(self.now)
-        return {
-            "state": c.state,
-            "turn": gameclock.SIDE_NAMES[c.turn] if c.turn >= 0 else None,
-            "black": c.side_status(0, self.now),
-            "white": c.side_status(1, self.now),
-            "time_control": self.tc.to_json(),
-            "game": self.logs.current,
-            "moves": c.moves_made,
-        }
+        self.clock.advance(self.now)
+        status = self.clock.status(self.now)
+        status["time_control"] = self.tc.to_json()
+        status["game"] = self.logs.current
+        return status
 
     def get_config(self):
         return dict(self.store.config)

@@ -269,6 +269,18 @@ def test_checkpoint_restores_a_paused_game():
     assert rec.kinds("overtime") == [("overtime", BLACK, 2000, None)]
 
 
+def test_status_of_the_whole_game():
+    clock, _ = make({"type": "byoyomi", "main": 10, "periods": 2, "period": 30})
+    assert clock.status(0)["turn"] is None
+    clock.start(0)
+    clock.press(4000, BLACK)
+    clock.advance(20000)
+    st = clock.status(20000)
+    assert (st["state"], st["turn"], st["moves"]) == ("running", "white", 1)
+    assert st["black"] == {"main_ms": 6000, "flagged": False, "periods": 2, "period_ms": 30000}
+    assert st["white"] == {"main_ms": 0, "flagged": False, "periods": 2, "period_ms": 24000}
+
+
 def test_adjust_refused_while_running():
     clock, _ = make({"type": "sudden_death", "main": 60})
     clock.start(0)
