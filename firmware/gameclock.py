@@ -102,13 +102,6 @@ class GameClock:
             "moves": self.moves_made,
         }
 
-    def used_ms(self, side, now):
-        """How long the current move of `side` has taken so far, pauses excluded."""
-        s = self.sides[side]
-        if side == self.turn and self.state == RUNNING:
-            return s.move_used + ticks_diff(now, self._seg_start)
-        return s.move_used
-
     def _view(self, side, now):
         # The settled values moved forward to `now` without changing anything.
         s = self.sides[side]

@@ -74,7 +74,10 @@ class SideTime:
         return main, period_used, block, delay_left
 
     def settle(self, tc, r):
-        """Move the values `r` ms forward: the same arithmetic as `view`, kept."""
+        """Move the values `r` ms forward: the same arithmetic as `view`, kept.
+
+        Not written as a call to `view`: its tuple would be allocated on every press.
+        """
         if self.in_main(tc):
             if tc.kind == DELAY and tc.delay_mode == "simple":
                 free = self.delay_left if r > self.delay_left else r

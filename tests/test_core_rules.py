@@ -242,13 +242,14 @@ def test_press_one_ms_before_period_end_costs_nothing():
 
 
 def test_pause_keeps_the_elapsed_part_of_a_period():
-    clock, _ = make({"type": "byoyomi", "main": 0, "periods": 1, "period": 60})
+    clock, rec = make({"type": "byoyomi", "main": 0, "periods": 1, "period": 60})
     clock.start(0)
     clock.pause(20000)
     assert clock.side_status(BLACK, 500000)["period_ms"] == 40000
     clock.resume(500000)
     assert clock.next_deadline() == 510000  # "30秒", 10 s after the resume
-    assert clock.used_ms(BLACK, 505000) == 25000
+    assert clock.press(505000, BLACK)
+    assert rec.kinds("press") == [("press", BLACK, 505000, 25000)]  # pauses excluded
 
 
 def test_checkpoint_restores_a_paused_game():
