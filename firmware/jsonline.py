@@ -32,7 +32,7 @@ def quote(text):
 
 
 def value(v):
-    """One JSON value: Raw, bool, None, int, str, or a list of those."""
+    """One JSON value: Raw, bool, None, int or str (all the simulator writes)."""
     if isinstance(v, Raw):
         return v.text
     if v is True:
@@ -45,8 +45,6 @@ def value(v):
         return str(v)
     if isinstance(v, str):
         return quote(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join([value(x) for x in v]) + "]"
     raise TypeError("jsonline cannot write %r" % (v,))
 
 
