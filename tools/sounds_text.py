@@ -48,7 +48,7 @@ _ZH_FIXED = {
     "继续": "ji4 xu4",
     "断电恢复，对局已暂停": "duan4 dian4 hui1 fu4, dui4 ju2 yi3 zan4 ting2",
     "电量低": "dian4 liang4 di1",
-    "超时改判虚着": "chao1 shi2 gai3 pan4 xu1 zhao2",
+    "超时改判虚着": "chao1 shi2 gai3 pan4 xu1 zhao1",
     "重新开局": "chong2 xin1 kai1 ju2",
     "取消": "qu3 xiao1",
 }

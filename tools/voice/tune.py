@@ -1,0 +1,119 @@
+"""Try voices for a pack and score each with the listening test, as the clock would play it.
+
+Every candidate is rendered like make_packs.py does (trim, fit to the slots, 16 kHz),
+encoded as IMA ADPCM and decoded by the firmware decoder (or as the 8-bit PCM fallback
+with --pcm), then transcribed. Prints one line per candidate and, with --json, keeps every
+transcription. A candidate is VOICE[+VOICE2:WEIGHT][@SPEED], e.g. zm_yunxi@1.1 (Kokoro's speed),
+zm_yunxi~1.2 (sox tempo for every clip) or zm_yunxi+zf_xiaoxiao:0.3; the engine is the pack's unless VOICE is mei_normal (Open JTalk).
+
+Run: python tools/voice/tune.py PACK CANDIDATE [CANDIDATE ...] [--json OUT] [--pcm]
+"""
+
+import argparse
+import copy
+import json
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import listen  # noqa: E402
+import make_packs  # noqa: E402
+from make_packs import voice  # noqa: E402
+
+
+def parse(candidate, base):
+    settings = copy.deepcopy(base)
+    candidate, _, tempo = candidate.partition("~")
+    if tempo:
+        settings["tempo"] = float(tempo)
+    name, _, speed = candidate.partition("@")
+    if speed:
+        settings["speed"] = float(speed)
+    if "+" in name:
+        first, second = name.split("+")
+        other, weight = second.split(":")
+        settings["voice"] = {first: 1.0 - float(weight), other: float(weight)}
+    else:
+        settings["voice"] = name
+    settings["engine"] = "openjtalk" if name == "mei_normal" else "kokoro"
+    return settings
+
+
+def render_pack(pack, settings, tmp, pcm):
+    """{phrase: 16 kHz float32 samples} of the whole pack, fitted to its slots."""
+    profile = voice.load_profile(settings["profile"])
+    phrases = voice.required_phrases(profile)
+    rendered = {p: make_packs.render(pack, p, settings, tmp) for p in phrases}
+    limit = make_packs.make_sounds.budgets(profile, {p: r[1] for p, r in rendered.items()})
+    clips, seconds, worst = {}, 0.0, 1.0
+    for phrase in phrases:
+        path, natural, _ = rendered[phrase]
+        tempo = settings["tempo"] * max(1.0, natural / (limit[phrase] * make_packs.SAFETY))
+        worst = max(worst, tempo)
+        if tempo > settings["tempo"]:
+            path = make_packs.render(pack, phrase, settings, tmp, tempo=tempo)[0]
+        out = path + (".pcm.wav" if pcm else ".adpcm.wav")
+        if pcm:
+            make_packs.to_pcm8(path, out, settings["pcm_rate"])
+        else:
+            make_packs.to_adpcm(path, out)
+        clips[phrase] = listen.load_16k(out)
+        seconds += make_packs.duration_ms(path) / 1000
+    return clips, seconds, worst
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pack")
+    ap.add_argument("candidates", nargs="+")
+    ap.add_argument("--json")
+    ap.add_argument("--pcm", action="store_true", help="score the 8-bit PCM fallback instead")
+    args = ap.parse_args(argv)
+    base = make_packs.PACKS[args.pack]
+    listener = listen.Listener()
+    lang = listen.LANGS[base["profile"]]
+    kept = {}
+    if args.json and os.path.exists(args.json):
+        with open(args.json, encoding="utf-8") as f:
+            kept = json.load(f)
+    for candidate in args.candidates:
+        t0 = time.time()
+        settings = parse(candidate, base)
+        with tempfile.TemporaryDirectory() as tmp:
+            clips, seconds, worst = render_pack(args.pack, settings, tmp, args.pcm)
+        results = listen.score_clips(listener, lang, clips)
+        s = listen.summary(results)
+        c, e, n = s["all"]
+        cc, ce, cn = s["counts"]
+        print(
+            "%s %-32s closed %5.1f %% exact %5.1f %% | counts %d/%d | %.1f s speech, tempo <= %.2f"
+            " (%.0f s)"
+            % (
+                args.pack,
+                candidate,
+                listen.pct(c, n),
+                listen.pct(e, n),
+                cc,
+                cn,
+                seconds,
+                worst,
+                time.time() - t0,
+            )
+        )
+        sys.stdout.flush()
+        kept[candidate + (" pcm" if args.pcm else "")] = {
+            "seconds": seconds,
+            "tempo": worst,
+            "results": results,
+        }
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(kept, f, ensure_ascii=False, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
