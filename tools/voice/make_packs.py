@@ -84,17 +84,24 @@ def need(tool):
         sys.exit("make_packs: %s is missing: apt-get install -y sox" % tool)
 
 
-def speak(pack, phrase, engine, voice_name, speed):
+def speak(pack, phrase, engine, voice_name, speed, preset_pause=False):
     """(float32 samples, rate) of the raw synthesis."""
     if engine == "kokoro":
         import kokoro
 
-        return kokoro.synth(texts.PHONEMES[pack](phrase), voice_name, speed), kokoro.SAMPLE_RATE
+        phonemes = texts.PHONEMES[pack](phrase)
+        if preset_pause:
+            phonemes = texts.preset_pause(pack, phrase, phonemes)
+        return kokoro.synth(phonemes, voice_name, speed), kokoro.SAMPLE_RATE
     if engine == "openjtalk":
         import pyopenjtalk
 
-        audio, rate = pyopenjtalk.tts(texts.ja_kana(phrase), speed=speed)
-        return np.asarray(audio, np.float32) / 32768.0, rate
+        # "mei_normal": the kana of sounds_text; "mei_phrase": the phrase itself (Open JTalk
+        # reads the kanji and places the accents by its dictionary).
+        text = phrase if voice_name == "mei_phrase" else texts.ja_kana(phrase)
+        audio, rate = pyopenjtalk.tts(text, speed=speed)
+        audio = np.asarray(audio, np.float32)
+        return audio * (0.9 / max(1.0, float(np.abs(audio).max()))), rate
     raise ValueError(engine)
 
 
@@ -167,7 +174,11 @@ def render(pack, phrase, settings, tmp, tempo=1.0):
     raw = os.path.join(tmp, "raw-%08x.wav" % zlib.crc32(phrase.encode()))
     if not os.path.exists(raw):
         voice_name = settings["voices"].get(phrase, settings["voice"])
-        audio, rate = speak(pack, phrase, settings["engine"], voice_name, settings["speed"])
+        speed = settings["speed"]
+        if phrase.isdigit():
+            speed = settings.get("count_speed", speed)
+        pause = settings.get("preset_pause", False)
+        audio, rate = speak(pack, phrase, settings["engine"], voice_name, speed, pause)
         write_wav16(raw, trim(audio, rate), rate)
     with wave.open(raw, "rb") as w:
         natural = w.getnframes() * 1000 / w.getframerate() / settings["tempo"]

@@ -127,6 +127,14 @@ def en_phonemes(phrase):
     return " ".join(out)
 
 
+def preset_pause(pack, phrase, phonemes):
+    """A preset's number set off by a comma (a short pause): "预设，二", "preset, two"."""
+    if re.fullmatch(r"(预设|preset |プリセット)\d+", phrase):
+        head, _, number = phonemes.rpartition(" ")
+        return head + ", " + number
+    return phonemes
+
+
 PHONEMES = {"zh": zh_phonemes, "ja": ja_phonemes, "en": en_phonemes}
 
 

@@ -4,7 +4,9 @@ Every candidate is rendered like make_packs.py does (trim, fit to the slots, 16 
 encoded as IMA ADPCM and decoded by the firmware decoder (or as the 8-bit PCM fallback
 with --pcm), then transcribed. Prints one line per candidate and, with --json, keeps every
 transcription. A candidate is VOICE[+VOICE2:WEIGHT][@SPEED], e.g. zm_yunxi@1.1 (Kokoro's speed),
-zm_yunxi~1.2 (sox tempo for every clip) or zm_yunxi+zf_xiaoxiao:0.3; the engine is the pack's unless VOICE is mei_normal (Open JTalk).
+zm_yunxi~1.2 (sox tempo for every clip),
+zm_yunxi#0.8 (Kokoro's speed for the counts), zm_yunxi, (a comma
+before a preset's number) or zm_yunxi+zf_xiaoxiao:0.3; the engine is the pack's unless VOICE is mei_normal (Open JTalk).
 
 Run: python tools/voice/tune.py PACK CANDIDATE [CANDIDATE ...] [--json OUT] [--pcm]
 """
@@ -13,6 +15,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -27,6 +30,12 @@ from make_packs import voice  # noqa: E402
 
 def parse(candidate, base):
     settings = copy.deepcopy(base)
+    if candidate.endswith(","):
+        settings["preset_pause"] = True
+        candidate = candidate[:-1]
+    candidate, _, count_speed = candidate.partition("#")
+    if count_speed:
+        settings["count_speed"] = float(count_speed)
     candidate, _, tempo = candidate.partition("~")
     if tempo:
         settings["tempo"] = float(tempo)
@@ -39,18 +48,21 @@ def parse(candidate, base):
         settings["voice"] = {first: 1.0 - float(weight), other: float(weight)}
     else:
         settings["voice"] = name
-    settings["engine"] = "openjtalk" if name == "mei_normal" else "kokoro"
+    settings["engine"] = "openjtalk" if name.startswith("mei_") else "kokoro"
     return settings
 
 
-def render_pack(pack, settings, tmp, pcm):
-    """{phrase: 16 kHz float32 samples} of the whole pack, fitted to its slots."""
+def render_pack(pack, settings, tmp, pcm, only=None):
+    """{phrase: 16 kHz float32 samples} of the pack (or of the phrases matching `only`),
+    fitted to its slots."""
     profile = voice.load_profile(settings["profile"])
     phrases = voice.required_phrases(profile)
     rendered = {p: make_packs.render(pack, p, settings, tmp) for p in phrases}
     limit = make_packs.make_sounds.budgets(profile, {p: r[1] for p, r in rendered.items()})
     clips, seconds, worst = {}, 0.0, 1.0
     for phrase in phrases:
+        if only and not re.fullmatch(only, phrase):
+            continue
         path, natural, _ = rendered[phrase]
         tempo = settings["tempo"] * max(1.0, natural / (limit[phrase] * make_packs.SAFETY))
         worst = max(worst, tempo)
@@ -71,6 +83,7 @@ def main(argv):
     ap.add_argument("pack")
     ap.add_argument("candidates", nargs="+")
     ap.add_argument("--json")
+    ap.add_argument("--only", help="score only the phrases matching this regular expression")
     ap.add_argument("--pcm", action="store_true", help="score the 8-bit PCM fallback instead")
     args = ap.parse_args(argv)
     base = make_packs.PACKS[args.pack]
@@ -84,8 +97,9 @@ def main(argv):
         t0 = time.time()
         settings = parse(candidate, base)
         with tempfile.TemporaryDirectory() as tmp:
-            clips, seconds, worst = render_pack(args.pack, settings, tmp, args.pcm)
-        results = listen.score_clips(listener, lang, clips)
+            clips, seconds, worst = render_pack(args.pack, settings, tmp, args.pcm, args.only)
+        phrases = voice.required_phrases(voice.load_profile(base["profile"]))
+        results = listen.score_clips(listener, lang, clips, phrases)
         s = listen.summary(results)
         c, e, n = s["all"]
         cc, ce, cn = s["counts"]
