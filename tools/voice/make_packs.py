@@ -1,8 +1,9 @@
 """Generate the voice packs in sounds/ with neural voices (`make sounds`).
 
 For every phrase a pack needs (goclock.voice.required_phrases) this
-  1. speaks it: Kokoro-82M (zh, en; tools/voice/kokoro.py) or Open JTalk with the HTS
-     voice "Mei" (ja; pyopenjtalk-plus), from the phonemes/kana of tools/voice/texts.py;
+  1. speaks it with Kokoro-82M (tools/voice/kokoro.py) from the phonemes of
+     tools/voice/texts.py (engine "openjtalk", the HTS voice "Mei" of pyopenjtalk-plus,
+     stays available for Japanese: it scored lower, see docs/voices.md);
   2. trims the silence around it (frames 45 dB under the clip's loudest, 10 ms kept
      before and 30 ms after), then with sox: cuts below 100 Hz, speeds it up (tempo,
      pitch kept) only when it would not fit its slot, evens the level (norm -1 dB) and
@@ -45,7 +46,7 @@ from goclock import voice  # noqa: E402
 
 RATE = 16000
 SAFETY = 0.9  # aim this far under each slot limit
-MAX_TEMPO = 1.45  # faster than this is no longer clear speech: the pack is refused
+MAX_TEMPO = 1.6  # faster than this is no longer clear speech: the pack is refused
 ADPCM_BLOCK = 256
 
 PACKS = {
@@ -54,16 +55,18 @@ PACKS = {
         "engine": "kokoro",
         "voice": "zm_yunxi",
         "speed": 1.0,  # the synthesizer's own speed
-        "tempo": 1.0,  # then sox's tempo (pitch kept), for every clip
+        "tempo": 1.15,  # then sox's tempo (pitch kept), for every clip
         "pcm_rate": 8000,
         "voices": {},  # phrase -> another voice for that phrase
     },
     "ja": {
         "profile": "jp",
-        "engine": "openjtalk",
-        "voice": "mei_normal",
+        "engine": "kokoro",
+        "voice": "jf_alpha",
         "speed": 1.0,  # the synthesizer's own speed
-        "tempo": 1.0,  # then sox's tempo (pitch kept), for every clip
+        "tempo": 1.25,  # then sox's tempo (pitch kept), for every clip
+        "count_speed": 0.9,  # the counts a little slower, and without the pack's tempo
+        "count_tempo": 1.0,
         "pcm_rate": 16000,
         "voices": {},
     },
@@ -166,6 +169,13 @@ def duration_ms(path):
         return w.getnframes() * 1000 // w.getframerate()
 
 
+def pack_tempo(settings, phrase):
+    """sox's tempo for `phrase` before any slot asks for more (counts have their own)."""
+    if phrase.isdigit():
+        return settings.get("count_tempo", settings["tempo"])
+    return settings["tempo"]
+
+
 def render(pack, phrase, settings, tmp, tempo=1.0):
     """The finished 16 kHz 16-bit clip of `phrase` in `tmp`; (path, natural_ms, tempo).
 
@@ -180,9 +190,10 @@ def render(pack, phrase, settings, tmp, tempo=1.0):
         pause = settings.get("preset_pause", False)
         audio, rate = speak(pack, phrase, settings["engine"], voice_name, speed, pause)
         write_wav16(raw, trim(audio, rate), rate)
+    base = pack_tempo(settings, phrase)
     with wave.open(raw, "rb") as w:
-        natural = w.getnframes() * 1000 / w.getframerate() / settings["tempo"]
-    tempo = max(tempo, settings["tempo"])
+        natural = w.getnframes() * 1000 / w.getframerate() / base
+    tempo = max(tempo, base)
     out = raw.replace("raw-", "fin-%.3f-" % tempo)
     finish(raw, out, tempo)
     return out, natural, tempo
@@ -238,8 +249,9 @@ def make_pack(name, settings, sounds):
         limit = make_sounds.budgets(profile, natural)
         for phrase in phrases:
             path, nat, tempo = rendered[phrase]
-            tempo = settings["tempo"] * max(1.0, nat / (limit[phrase] * SAFETY))
-            if tempo > settings["tempo"]:
+            base = pack_tempo(settings, phrase)
+            tempo = base * max(1.0, nat / (limit[phrase] * SAFETY))
+            if tempo > base:
                 path = render(name, phrase, settings, tmp, tempo=tempo)[0]
                 sped.append("%s x%.2f" % (phrase, tempo))
             if tempo > MAX_TEMPO:
@@ -251,7 +263,7 @@ def make_pack(name, settings, sounds):
     write_manifest(pcm_dir, voice.build_manifest(pcm_dir, settings["profile"]))
     write_manifest(adpcm_dir, adpcm_manifest(adpcm_dir, name, settings["profile"], files))
     for d in (pcm_dir, adpcm_dir):
-        credits.write(d, name, settings)
+        credits.write(d, name, settings, sped)
     report = voice.check(pcm_dir)
     adpcm_bytes = sum(os.path.getsize(os.path.join(adpcm_dir, f)) for f in os.listdir(adpcm_dir))
     total_ms = sum(duration_ms(os.path.join(pcm_dir, f)) for f in files.values())

@@ -60,6 +60,10 @@ def zh_phonemes(phrase):
         else:
             parts.append("".join(ZHG2P.py2ipa(s) for s in word).replace("\u032f", ""))
     text = " ".join(parts).replace(" ,", ",")
+    if phrase.isdigit():
+        # A lone count said as a whole utterance: without the full stop Kokoro renders
+        # "十" (ʂɨ↗) as a hiss, a silence, the vowel and a click, 1 s long; with it, 0.43 s.
+        text += "."
     return text
 
 

@@ -34,8 +34,9 @@ def parse(candidate, base):
         settings["preset_pause"] = True
         candidate = candidate[:-1]
     candidate, _, count_speed = candidate.partition("#")
-    if count_speed:
+    if count_speed:  # the counts at this synthesizer speed, without the pack's tempo
         settings["count_speed"] = float(count_speed)
+        settings["count_tempo"] = 1.0
     candidate, _, tempo = candidate.partition("~")
     if tempo:
         settings["tempo"] = float(tempo)
@@ -59,14 +60,16 @@ def render_pack(pack, settings, tmp, pcm, only=None):
     phrases = voice.required_phrases(profile)
     rendered = {p: make_packs.render(pack, p, settings, tmp) for p in phrases}
     limit = make_packs.make_sounds.budgets(profile, {p: r[1] for p, r in rendered.items()})
-    clips, seconds, worst = {}, 0.0, 1.0
+    clips, seconds, worst, fastest = {}, 0.0, 1.0, "-"
     for phrase in phrases:
         if only and not re.fullmatch(only, phrase):
             continue
         path, natural, _ = rendered[phrase]
-        tempo = settings["tempo"] * max(1.0, natural / (limit[phrase] * make_packs.SAFETY))
-        worst = max(worst, tempo)
-        if tempo > settings["tempo"]:
+        base = make_packs.pack_tempo(settings, phrase)
+        tempo = base * max(1.0, natural / (limit[phrase] * make_packs.SAFETY))
+        if tempo > worst:
+            worst, fastest = tempo, phrase
+        if tempo > base:
             path = make_packs.render(pack, phrase, settings, tmp, tempo=tempo)[0]
         out = path + (".pcm.wav" if pcm else ".adpcm.wav")
         if pcm:
@@ -75,7 +78,7 @@ def render_pack(pack, settings, tmp, pcm, only=None):
             make_packs.to_adpcm(path, out)
         clips[phrase] = listen.load_16k(out)
         seconds += make_packs.duration_ms(path) / 1000
-    return clips, seconds, worst
+    return clips, seconds, "%.2f (%s)" % (worst, fastest)
 
 
 def main(argv):
@@ -104,7 +107,7 @@ def main(argv):
         c, e, n = s["all"]
         cc, ce, cn = s["counts"]
         print(
-            "%s %-32s closed %5.1f %% exact %5.1f %% | counts %d/%d | %.1f s speech, tempo <= %.2f"
+            "%s %-32s closed %5.1f %% exact %5.1f %% | counts %d/%d | %.1f s speech, tempo <= %s"
             " (%.0f s)"
             % (
                 args.pack,
