@@ -60,8 +60,8 @@ def describe(name, settings, sped=()):
         if isinstance(shown, dict):
             shown = " + ".join("%s x %.2f" % (n, w) for n, w in sorted(shown.items()))
         if settings["voices"]:
-            shown += " (some phrases: %s)" % ", ".join(
-                sorted(set(all_voices) - set(voice_names(settings["voice"])))
+            shown += " (%s)" % "; ".join(
+                "%s for %s" % (v, p) for p, v in sorted(settings["voices"].items())
             )
         vectors = "; ".join(VECTORS[name].format(name=v) for v in all_voices)
         body = KOKORO.format(voice=shown, vector_source=vectors, g2p=G2P[name])

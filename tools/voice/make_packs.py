@@ -57,7 +57,9 @@ PACKS = {
         "speed": 1.0,  # the synthesizer's own speed
         "tempo": 1.15,  # then sox's tempo (pitch kept), for every clip
         "pcm_rate": 8000,
-        "voices": {},  # phrase -> another voice for that phrase
+        # phrase -> another voice for that phrase: zm_yunxi's 8秒, 9秒 and 17秒 were heard
+        # as 翻证, 修秒 and 十几秒; zm_yunyang's (another man's voice) were heard right.
+        "voices": {"8秒": "zm_yunyang", "9秒": "zm_yunyang", "17秒": "zm_yunyang"},
     },
     "ja": {
         "profile": "jp",
