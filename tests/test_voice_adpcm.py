@@ -115,7 +115,7 @@ def test_parse_fmt_takes_mono_4bit_ima_only():
     for why, body in bad.items():
         with pytest.raises(ValueError):
             adpcm.parse_fmt(body)
-        assert why
+            pytest.fail("%s was taken" % why)
 
 
 DRIVER = """
