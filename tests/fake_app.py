@@ -1,6 +1,6 @@
-"""A small app behind firmware/protocol.py for the protocol tests.
+"""A small app behind firmware/goclockfw/protocol/commands.py for the protocol tests.
 
-It implements the app interface documented at the top of protocol.py over a
+It implements the app interface documented at the top of protocol/commands.py over a
 real GameClock, a ConfigStore and a GameLogStore on a given FS, with a tick
 the test moves by hand. It runs on CPython and on the MicroPython unix port.
 `snapshot()` is everything a request could change, so tests can check that a
@@ -9,11 +9,10 @@ refused request changed nothing.
 
 import json
 
-import gameclock
-import timecontrol
-from checkpoint import CheckpointStore
-from configstore import ConfigStore
-from gamelog import GameLogStore
+from goclockfw.core import gameclock, timecontrol
+from goclockfw.storage.checkpoint import CheckpointStore
+from goclockfw.storage.configstore import ConfigStore
+from goclockfw.storage.gamelog import GameLogStore
 
 
 class FakeApp:

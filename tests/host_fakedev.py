@@ -238,7 +238,7 @@ class FakeClock:
 class _Recorder:
     """Collects the clock's events for `game_log` (the clock calls `on_clock`).
 
-    Like firmware/app.py, a press is logged with the side's status taken at the press.
+    Like firmware/goclockfw/app/app.py, a press is logged with the side's status taken at the press.
     """
 
     def __init__(self):
@@ -256,12 +256,11 @@ def game_log(directory, time_control, presses, pause=None):
     `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
     `pause` is an optional (t_pause, t_resume), both before the next press. Each press record
     carries the side's status beside it (main_ms, flagged, periods/period_ms or
-    moves/period_ms), as firmware/app.py logs it.
+    moves/period_ms), as firmware/goclockfw/app/app.py logs it.
     """
-    import gameclock
-    import gamelog
-    import timecontrol
-    from hal_fs import FS
+    from goclockfw.core import gameclock, timecontrol
+    from goclockfw.storage import gamelog
+    from goclockfw.storage.fs import FS
 
     os.makedirs(str(directory), exist_ok=True)
     tc = timecontrol.parse(time_control)

@@ -17,7 +17,7 @@ from littlefs import LittleFS
 from littlefs.context import UserContext
 from littlefs.errors import LittleFSError
 
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 
 BLOCK = 4096
 

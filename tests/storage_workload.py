@@ -10,9 +10,9 @@ port (VfsLfs2 on a RAM block device, or VfsPosix while the process is killed).
 boot recovery, checkpoint the acknowledged one or the one being written.
 """
 
-from checkpoint import CheckpointStore
-from configstore import ConfigStore, validate_config
-from gamelog import GameLogStore, verify_bytes
+from goclockfw.storage.checkpoint import CheckpointStore
+from goclockfw.storage.configstore import ConfigStore, validate_config
+from goclockfw.storage.gamelog import GameLogStore, verify_bytes
 
 PHRASES = ("30秒", "40秒", "50秒", "55秒", "58秒", "1分", '还剩"4"分')
 

@@ -12,7 +12,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import simulate
+from goclockfw.sim import simulate
 
 STEP = 100
 SIDES = ("black", "white")

@@ -6,11 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import callplan
-import gameclock
-import timecontrol
-from gameclock import BLACK, WHITE, GameClock
-from ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from goclockfw.core import callplan, gameclock, timecontrol
+from goclockfw.core.gameclock import BLACK, WHITE, GameClock
+from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
 
 # ----- ticks ---------------------------------------------------------------
 

@@ -5,7 +5,7 @@ over the real pty serial line (status, logs) and from the console (calls).
 """
 
 from firmware_helpers import boot, log_bytes, notices, said, set_tc, status, tap
-from gamelog import verify_bytes
+from goclockfw.storage.gamelog import verify_bytes
 
 SUDDEN_10S = {"type": "sudden_death", "main": 10}
 

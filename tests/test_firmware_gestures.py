@@ -1,8 +1,8 @@
-"""The arbiter key and button gestures (firmware/gestures.py) over a recording fake app."""
+"""The arbiter key and button gestures (firmware/goclockfw/app/gestures.py) over a recording fake app."""
 
 import pytest
 
-from gestures import HOLD_MS, MENU_TIMEOUT_MS, TAP_MS, Gestures
+from goclockfw.app.gestures import HOLD_MS, MENU_TIMEOUT_MS, TAP_MS, Gestures
 
 BLACK, WHITE = 0, 1
 

@@ -15,8 +15,8 @@ import types
 
 import pytest
 
-from buttons import ARBITER, LEFT, RIGHT, Debouncer
 from conftest import REPO
+from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, Debouncer
 
 
 class FakePin:
@@ -86,12 +86,12 @@ def hal(monkeypatch):
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setitem(sys.modules, "rp2", rp2)
     monkeypatch.setitem(sys.modules, "micropython", micropython)
-    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+    for name in ("goclockfw.board.mcu", "goclockfw.board.rp2board", "goclockfw.board.esp32board"):
         sys.modules.pop(name, None)
     mods = types.SimpleNamespace(
-        mcu=importlib.import_module("hal_mcu"),
-        rp2mod=importlib.import_module("hal_rp2"),
-        esp32=importlib.import_module("hal_esp32"),
+        mcu=importlib.import_module("goclockfw.board.mcu"),
+        rp2mod=importlib.import_module("goclockfw.board.rp2board"),
+        esp32=importlib.import_module("goclockfw.board.esp32board"),
         rp2=rp2,
         kbd=kbd,
         clock=clock,
@@ -123,7 +123,7 @@ def hal(monkeypatch):
     mods.line_in, mods.line_out, mods.room = line_in, line_out, room
     FakePin.pins = {}
     yield mods
-    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+    for name in ("goclockfw.board.mcu", "goclockfw.board.rp2board", "goclockfw.board.esp32board"):
         sys.modules.pop(name, None)
 
 

@@ -2,11 +2,11 @@
 
 import os
 
-import beep
-from announcer import STALE_MS, Announcer
-from battery import LOW_READINGS, REARM_MV, BatteryWatch
 from conftest import REPO
-from display import Ssd1306View, clock_text, view
+from goclockfw.app.announcer import STALE_MS, Announcer
+from goclockfw.app.battery import LOW_READINGS, REARM_MV, BatteryWatch
+from goclockfw.app.display import Ssd1306View, clock_text, view
+from goclockfw.audio import beep
 
 SOUNDS = os.path.join(REPO, "sounds")
 

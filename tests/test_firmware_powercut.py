@@ -20,9 +20,9 @@ import os
 import random
 import threading
 
-from checkpoint import decode
 from firmware_helpers import boot, notices, set_tc, status
-from gamelog import verify_bytes
+from goclockfw.storage.checkpoint import decode
+from goclockfw.storage.gamelog import verify_bytes
 
 ROUNDS = 14
 TC = {"type": "byoyomi", "main": 30, "periods": 3, "period": 10}

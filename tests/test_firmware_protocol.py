@@ -11,7 +11,7 @@ import json
 import random
 
 from firmware_helpers import boot, set_tc, status
-from gamelog import verify_bytes
+from goclockfw.storage.gamelog import verify_bytes
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gamelog
-from gamelog import GameLogStore, verify, verify_bytes
-from hal_fs import FS
+from goclockfw.storage import gamelog
+from goclockfw.storage.fs import FS
+from goclockfw.storage.gamelog import GameLogStore, verify, verify_bytes
 from lfs_helpers import mount, new_image
 
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from goclock import cmd_deploy, cmd_device, paths
+from goclock import cmd_deploy, cmd_device, deploy, resources
 from goclock.cli import build_parser, main
 from host_fakedev import FakeClock
 
@@ -262,10 +262,13 @@ def test_group_without_command_shows_help(capsys):
 
 
 class FakeBoard:
-    def __init__(self, port):
+    """A board's file system as deploy sees it through mpremote: put, mkdir, walk, remove."""
+
+    def __init__(self, port, present=()):
         self.port = port
-        self.files = {}
+        self.files = {p: b"old" for p in present}
         self.dirs = []
+        self.removed = []
         self.restarted = False
 
     def mkdir(self, path):
@@ -277,38 +280,89 @@ class FakeBoard:
         if progress:
             progress(len(self.files[remote]), len(self.files[remote]))
 
+    def remove_stale(self, plan):
+        gone = deploy.stale(sorted(self.files), plan)
+        for path in gone:
+            del self.files[path]
+            self.removed.append(path)
+        return gone
+
     def restart(self):
         self.restarted = True
 
 
 @pytest.fixture
 def firmware(tmp_path, monkeypatch):
-    src = tmp_path / "firmware"
-    src.mkdir()
-    (src / "main.py").write_text("import clockapp\nclockapp.run()\n")
-    (src / "clockapp.py").write_text("def run():\n    return 1\n")
-    (src / "simulate.py").write_text("print('desktop only')\n")
-    monkeypatch.setattr(paths, "firmware_dir", lambda: str(src))
-    monkeypatch.setattr(paths, "REPO_ROOT", str(tmp_path))
+    """A small stand-in for the goclockfw package: what deploy compiles and copies."""
+    src = tmp_path / "goclockfw"
+    for rel, text in {
+        "__init__.py": "VERSION = '9'\n",
+        "core/clockcore.py": "def run():\n    return 1\n",
+        "board/rp2board.py": "X = 1\n",
+        "board/esp32board.py": "X = 2\n",
+        "desktop/board.py": "print('desktop only')\n",
+        "sim/simulate.py": "print('desktop only')\n",
+    }.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    monkeypatch.setattr(resources, "firmware_dir", lambda: str(src))
     return src
 
 
-def test_deploy_compiles_and_copies(fake, firmware, capsys):
+def _deploy(args, present=()):
     boards = []
+    rc = cmd_deploy.do_deploy(
+        args, open_board=lambda port: boards.append(FakeBoard(port, present)) or boards[-1]
+    )
+    return rc, boards[0]
+
+
+def test_deploy_compiles_the_package_into_lib(fake, firmware, capsys):
     args = build_parser().parse_args(
         ["--port", fake.path, "deploy", "--board", "pico", "--voice", "none"]
     )
-    assert (
-        cmd_deploy.do_deploy(
-            args, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
-        )
-        == 0
+    rc, board = _deploy(args)
+    assert rc == 0
+    assert sorted(board.files) == [
+        "/board.json",
+        "/lib/goclockfw/__init__.mpy",
+        "/lib/goclockfw/board/rp2board.mpy",
+        "/lib/goclockfw/core/clockcore.mpy",
+        "/main.py",
+    ]
+    assert board.files["/lib/goclockfw/core/clockcore.mpy"][:1] == b"M"  # .mpy, not source
+    assert b"from goclockfw.boot import run" in board.files["/main.py"]
+    assert json.loads(board.files["/board.json"])["family"] == "rp2"
+    assert board.restarted
+
+
+def test_deploy_removes_what_an_older_deploy_left(fake, firmware, capsys):
+    old = [
+        "/app.mpy",  # the flat layout before the package
+        "/gameclock.py",
+        "/lib/goclockfw/core/clockcore.py",  # a .py beside the new .mpy would win the import
+        "/lib/goclockfw/core/gone.mpy",  # a module that no longer exists
+        "/config.json",
+        "/logs/00001.log",
+        "/sounds/zh/count_1.wav",
+        "/lib/ssd1306.mpy",
+        "/boot.py",
+    ]
+    args = build_parser().parse_args(
+        ["--port", fake.path, "deploy", "--board", "esp32-devkitc", "--voice", "none"]
     )
-    files = boards[0].files
-    assert sorted(files) == ["/clockapp.mpy", "/main.py"]
-    assert files["/clockapp.mpy"][:1] == b"M"  # a .mpy file, not source
-    assert files["/main.py"].startswith(b"import clockapp")
-    assert boards[0].restarted
+    rc, board = _deploy(args, present=old)
+    assert rc == 0
+    assert sorted(board.removed) == [
+        "/app.mpy",
+        "/gameclock.py",
+        "/lib/goclockfw/core/clockcore.py",
+        "/lib/goclockfw/core/gone.mpy",
+    ]
+    kept = ("/config.json", "/logs/00001.log", "/sounds/zh/count_1.wav", "/lib/ssd1306.mpy")
+    assert all(p in board.files for p in kept + ("/boot.py",))
+    assert "/lib/goclockfw/board/esp32board.mpy" in board.files
+    assert "/lib/goclockfw/board/rp2board.mpy" not in board.files
 
 
 def test_deploy_refuses_while_a_game_runs(fake, firmware, capsys):
@@ -323,39 +377,24 @@ def test_deploy_refuses_while_a_game_runs(fake, firmware, capsys):
     forced = build_parser().parse_args(
         ["--port", fake.path, "deploy", "--board", "esp32-devkitc", "--voice", "none", "--force"]
     )
-    boards = []
-    assert (
-        cmd_deploy.do_deploy(
-            forced, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
-        )
-        == 0
-    )
+    assert _deploy(forced)[0] == 0
 
 
-def test_deploy_with_voice_pack(fake, firmware, capsys, monkeypatch):
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.symlink(os.path.join(repo, "sounds"), str(firmware.parent / "sounds"))
-    # The pack is checked with the real firmware's call plan; only the deployed code is fake.
-    monkeypatch.setenv("GOCLOCK_FIRMWARE", os.path.join(repo, "firmware"))
-    boards = []
+def test_deploy_with_voice_pack(fake, firmware, capsys):
     args = build_parser().parse_args(["--port", fake.path, "deploy", "--board", "pico"])
-    assert (
-        cmd_deploy.do_deploy(
-            args, open_board=lambda port: boards.append(FakeBoard(port)) or boards[-1]
-        )
-        == 0
-    )
-    files = boards[0].files
-    assert "/sounds/zh/manifest.json" in files
-    assert "/sounds" in boards[0].dirs
+    rc, board = _deploy(args)
+    assert rc == 0
+    assert "/sounds/zh/manifest.json" in board.files
+    assert "/sounds" in board.dirs
 
 
-def test_deploy_dry_run_and_missing_main(firmware, capsys):
+def test_deploy_dry_run_and_unknown_names(firmware, capsys):
     rc, out, err = run(capsys, "deploy", "--board", "pico", "--dry-run", "--voice", "none")
-    assert rc == 0 and "-> :/clockapp.mpy" in out and "simulate" not in out
-    os.remove(str(firmware / "main.py"))
-    rc, out, err = run(capsys, "deploy", "--board", "pico", "--dry-run")
-    one_line_error(rc, err, "has no main.py")
+    assert rc == 0 and "-> :/lib/goclockfw/core/clockcore.mpy" in out
+    assert "simulate" not in out and "desktop" not in out
+    rc, out, err = run(capsys, "deploy", "--board", "pico", "--dry-run", "--voice", "xx")
+    one_line_error(rc, err, "no voice pack 'xx'")
+    assert rc == 2
 
 
 def test_voice_check(capsys):

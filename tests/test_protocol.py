@@ -1,14 +1,14 @@
-"""The serial protocol handler (firmware/protocol.py) against a fake app with a real clock."""
+"""The serial protocol handler (firmware/goclockfw/protocol/commands.py) against a fake app with a real clock."""
 
 import base64
 import json
 
 import pytest
 
-import gamelog
 from fake_app import FakeApp
-from hal_fs import FS
-from protocol import MAX_LINE, Protocol
+from goclockfw.protocol.commands import MAX_LINE, Protocol
+from goclockfw.storage import gamelog
+from goclockfw.storage.fs import FS
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fake_app import FakeApp
-from hal_fs import FS
+from goclockfw.protocol.commands import MAX_LINE, Protocol
+from goclockfw.storage.fs import FS
 from mpy_helpers import run_mpy_json
-from protocol import MAX_LINE, Protocol
 
 COMMANDS = (
     "info status config.get config.set presets.get presets.set logs.list logs.get "
@@ -202,9 +202,9 @@ def test_same_lines_under_micropython(micropython, tmp_path, tmp_path_factory):
 
 DRIVER = """
 import sys, json, binascii
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 from fake_app import FakeApp
-from protocol import Protocol
+from goclockfw.protocol.commands import Protocol
 app = FakeApp(FS(sys.argv[2]))
 proto = Protocol(app, lambda s: None)
 app.protocol = proto

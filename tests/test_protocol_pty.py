@@ -22,9 +22,9 @@ from mpy_helpers import ENV, driver_path
 
 DRIVER = """
 import sys
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 from fake_app import FakeApp
-from protocol import Protocol
+from goclockfw.protocol.commands import Protocol
 out = sys.stdout.buffer
 def send(text):
     out.write(text.encode())

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-import simulate
-from conftest import SCENARIOS, run_micropython
-from ticks import TICKS_PERIOD
+from conftest import FIRMWARE, SCENARIOS, run_micropython
+from goclockfw.core.ticks import TICKS_PERIOD
+from goclockfw.sim import simulate
 
 NAMES = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
 
@@ -43,7 +43,7 @@ def test_cpython_matches_expected(name):
 def test_micropython_is_byte_identical(name, micropython):
     proc = run_micropython(
         micropython,
-        os.path.join(SCENARIOS, "..", "..", "firmware", "simulate.py"),
+        os.path.join(FIRMWARE, "goclockfw", "sim", "simulate.py"),
         os.path.join(SCENARIOS, name + ".json"),
     )
     assert proc.returncode == 0, proc.stderr.decode()

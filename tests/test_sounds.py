@@ -14,12 +14,10 @@ import zlib
 
 import pytest
 
-import beep
-import callplan
-import player_i2s
-import player_pwm
 from conftest import REPO, run_micropython
 from goclock import voice
+from goclockfw.audio import beep, player_i2s, player_pwm
+from goclockfw.core import callplan
 
 SOUNDS = os.path.join(REPO, "sounds")
 PACKS = {"zh": "cn", "ja": "jp", "en": "en"}
@@ -188,7 +186,7 @@ def test_jp_and_en_call_tables():
 def test_profiles_run_under_micropython(micropython, tmp_path):
     script = tmp_path / "p.py"
     script.write_text(
-        "import callplan\n"
+        "from goclockfw.core import callplan\n"
         "for n in ('jp', 'en'):\n"
         "    p = callplan.profile(n)\n"
         "    print(n, len(callplan.phrases(p)), p.period_calls(30000, 2))\n"
@@ -381,7 +379,8 @@ def test_i2s_micropython_framebuf_path_matches_cpython(micropython, tmp_path):
     clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
     script = tmp_path / "play.py"
     script.write_text(
-        "import binascii, player_i2s\n"
+        "import binascii\n"
+        "from goclockfw.audio import player_i2s\n"
         "class I2S:\n"
         "    out = bytearray()\n"
         "    def irq(self, h): self.h = h\n"
@@ -416,7 +415,7 @@ class FakePWM:
 
 
 def test_pwm_plays_a_pattern_step_by_step_across_the_tick_wrap():
-    from ticks import TICKS_PERIOD
+    from goclockfw.core.ticks import TICKS_PERIOD
 
     now = [TICKS_PERIOD - 50]
     pwm = FakePWM()

@@ -1,10 +1,9 @@
 """Checkpoints: a running game comes back paused, as it was at the last checkpoint."""
 
-import gameclock
-import timecontrol
-from checkpoint import CheckpointStore, decode, encode
-from hal_fs import FS
-from ticks import TICKS_PERIOD, ticks_add
+from goclockfw.core import gameclock, timecontrol
+from goclockfw.core.ticks import TICKS_PERIOD, ticks_add
+from goclockfw.storage.checkpoint import CheckpointStore, decode, encode
+from goclockfw.storage.fs import FS
 
 
 class Quiet:

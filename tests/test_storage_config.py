@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-from configstore import (
+from goclockfw.core.timecontrol import ConfigError
+from goclockfw.storage.configstore import (
     ConfigStore,
     default_config,
     default_presets,
     validate_config,
     validate_presets,
 )
-from hal_fs import FS
-from timecontrol import ConfigError
+from goclockfw.storage.fs import FS
 
 
 def test_defaults_are_valid():

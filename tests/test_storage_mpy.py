@@ -20,8 +20,8 @@ import time
 import pytest
 
 import storage_workload
-from gamelog import verify_bytes
-from hal_fs import FS
+from goclockfw.storage.fs import FS
+from goclockfw.storage.gamelog import verify_bytes
 from lfs_helpers import mount
 from mpy_helpers import ENV, RAMBD, driver_path, run_mpy, run_mpy_json
 
@@ -32,7 +32,7 @@ LFS_DRIVER = (
     + """
 import json
 import storage_workload
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 cut = int(sys.argv[1])
 dump = sys.argv[2]
 bd = RAMBD(4096, %d, None, 0, dump, cut * 7 + 1)
@@ -59,7 +59,7 @@ BOOT_DRIVER = (
     + """
 import json
 import storage_workload
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 bd = RAMBD(4096, %d, open(sys.argv[1], "rb").read())
 os.mount(os.VfsLfs2(bd), "/flash")
 acks = [tuple(a) for a in json.loads(open(sys.argv[2]).read())]
@@ -121,7 +121,7 @@ def test_power_cut_under_micropython(micropython, tmp_path, full_run):
 KILL_DRIVER = """
 import sys, json
 import storage_workload
-from hal_fs import FS
+from goclockfw.storage.fs import FS
 def ack(kind, value):
     print(json.dumps([kind, value]))
 print(json.dumps(["ready", 0]))
@@ -161,8 +161,8 @@ def test_killed_at_random_moments(micropython, tmp_path):
 
 ALLOC_DRIVER = """
 import gc, sys, json
-from hal_fs import FS
-from gamelog import GameLogStore
+from goclockfw.storage.fs import FS
+from goclockfw.storage.gamelog import GameLogStore
 store = GameLogStore(FS(sys.argv[1]))
 store.begin(0, {"time_control": {"type": "byoyomi"}})
 status = {"main_ms": 0, "periods": 5, "period_ms": 60000}
@@ -201,8 +201,8 @@ def test_mpy_and_cpython_logs_agree(micropython, tmp_path):
     """The same records give the same bytes on both interpreters (simple values)."""
     code = """
 import sys
-from hal_fs import FS
-from gamelog import GameLogStore
+from goclockfw.storage.fs import FS
+from goclockfw.storage.gamelog import GameLogStore
 s = GameLogStore(FS(sys.argv[1]))
 s.begin()
 s.record("press", 65000, 0, 65000, {"main_ms": 0})

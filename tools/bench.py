@@ -88,9 +88,11 @@ def bench_core():
         json.dump(scenario, f)
         path = f.name
     try:
-        cpy_s, cpy_out = run_engine([sys.executable, os.path.join(FIRMWARE, "simulate.py")], path)
+        cpy_s, cpy_out = run_engine(
+            [sys.executable, os.path.join(FIRMWARE, "sim/simulate.py")], path
+        )
         mpy = micropython_binary() or "micropython"
-        mpy_s, mpy_out = run_engine([mpy, os.path.join(FIRMWARE, "simulate.py")], path)
+        mpy_s, mpy_out = run_engine([mpy, os.path.join(FIRMWARE, "sim/simulate.py")], path)
     finally:
         os.unlink(path)
     lines = [json.loads(x) for x in cpy_out.decode("utf-8").splitlines()]

@@ -72,7 +72,7 @@ def mono_us():
 
 
 def ticks_diff(a, b):
-    """firmware/ticks.py semantics (2**30 period), for the board's ticks."""
+    """firmware/goclockfw/core/ticks.py semantics (2**30 period), for the board's ticks."""
     return ((a - b + TICKS_PERIOD // 2) & (TICKS_PERIOD - 1)) - TICKS_PERIOD // 2
 
 

@@ -1,6 +1,6 @@
 """Heap use of the firmware under the MicroPython unix port (`make bench-heap`, part of `make bench`).
 
-Runs the real application (firmware/app.py) on the desktop board in virtual
+Runs the real application (firmware/goclockfw/app/app.py) on the desktop board in virtual
 time, driven step by step by a small MicroPython driver, and measures with
 gc.mem_alloc():
 
@@ -39,19 +39,21 @@ base = gc.mem_alloc()
 
 # Each module's share: the heap its import keeps (bytecode, constants, tables).
 modules = {}
-for name in ("ticks timecontrol callplan gameclock logline hal_fs configstore gamelog "
-             "checkpoint lineread reqargs protocol buttons gestures battery announcer "
-             "hal_desktop_parts hal_desktop app_loop app_api app").split():
+for name in ("core.ticks core.timecontrol core.callplan core.gameclock storage.logline "
+             "storage.fs storage.configstore storage.gamelog storage.checkpoint "
+             "protocol.lineread protocol.reqargs protocol.commands app.buttons app.gestures "
+             "app.battery app.announcer desktop.parts desktop.board app.app_loop "
+             "app.app_api app.app").split():
     gc.collect()
     a = gc.mem_alloc()
-    __import__(name)
+    __import__("goclockfw." + name)
     gc.collect()
     modules[name] = gc.mem_alloc() - a
 
-import hal_desktop
-from app import App
-from buttons import LEFT, RIGHT
-from ticks import ticks_add, ticks_diff
+from goclockfw.desktop import board as hal_desktop
+from goclockfw.app.app import App
+from goclockfw.app.buttons import LEFT, RIGHT
+from goclockfw.core.ticks import ticks_add, ticks_diff
 
 board = hal_desktop.make_board()
 board.has_console = False  # a board without a display or a launcher to talk to
@@ -136,9 +138,9 @@ loop_step = app._step  # the bound method is made here, not under the lock
 out["tick_locked"] = locked(lambda: run_for(5000, loop_step))
 
 # The charge of a press under heap_lock: IRQ record, debounce, the core's press.
-import gameclock
-from buttons import Debouncer, EdgeRing
-from timecontrol import parse
+from goclockfw.core import gameclock
+from goclockfw.app.buttons import Debouncer, EdgeRing
+from goclockfw.core.timecontrol import parse
 
 
 class Quiet:

@@ -1,8 +1,8 @@
 """The firmware side of tools/bench_calls.py: the real app in real time, its calls timed from outside.
 
 Runs under the MicroPython unix port (MICROPYPATH=firmware), never on CPython.
-The application (firmware/app.py) runs unchanged on the desktop board
-(firmware/hal_desktop.py) in REAL time: keys come on stdin from the bench,
+The application (firmware/goclockfw/app/app.py) runs unchanged on the desktop board
+(firmware/goclockfw/desktop/board.py) in REAL time: keys come on stdin from the bench,
 console lines go to stdout as in `make sim`. Nothing in the firmware is
 edited; four places are wrapped from here, each recording a time stamp
 (time.ticks_us, the same CLOCK_MONOTONIC the bench reads) into a list:
@@ -31,9 +31,9 @@ import json
 import sys
 import time
 
-import hal_desktop
-from app import App
-from configstore import validate_config
+from goclockfw.app.app import App
+from goclockfw.desktop import board as hal_desktop
+from goclockfw.storage.configstore import validate_config
 
 events = []
 

@@ -1,12 +1,12 @@
 """`make sim`: the clock's firmware, unchanged, under the MicroPython unix port on the desktop board.
 
 The firmware runs as a child process (.venv/bin/micropython firmware/main.py)
-with hal_desktop.py as its board. Its serial line is a pty made here with
+with desktop/board.py as its board. Its serial line is a pty made here with
 os.openpty (the unix port has no openpty of its own): the child gets the
 master side, and the slave's path is printed so that `goclock --port PATH`
 talks to the simulated clock exactly as to a board. Its keys come from our
 stdin, and what it would show, say or light comes back as JSON lines on its
-stdout (see hal_desktop.py).
+stdout (see desktop/board.py).
 
 In a terminal: both clocks drawn large, whose turn, periods or moves left,
 paused or flag; the keys are "a" (left button: Black's by default), "l"

@@ -75,8 +75,8 @@ def describe(ev):
 
 def run(Firmware, out=sys.stdout):
     sys.path.insert(0, os.path.join(ROOT, "firmware"))
-    from gamelog import verify_bytes
     from goclock.ui import status_line  # the host tool's words for a status
+    from goclockfw.storage.gamelog import verify_bytes
 
     with tempfile.TemporaryDirectory() as flash:
         fw = Firmware(flash, virtual=True, env={"GOCLOCK_VIEW": "0"})

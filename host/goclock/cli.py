@@ -10,12 +10,10 @@ import importlib
 import os
 import sys
 
-from . import SIDES
+from . import SIDES, __version__, resources
 from .errors import GoclockError
 
 __all__ = ["GoclockError", "build_parser", "main"]
-
-BOARDS = ("pico", "esp32-devkitc")
 
 
 def _cmd_simulate(args):
@@ -71,6 +69,7 @@ def build_parser():
         description="goclock host tool: configure, watch and arbitrate a goclock; pull, verify "
         "and export game logs. The clock is found by itself, or give --port (or $GOCLOCK_PORT).",
     )
+    parser.add_argument("--version", action="version", version="goclock " + __version__)
     parser.add_argument(
         "--port",
         "-p",
@@ -219,7 +218,7 @@ def build_parser():
         "compile the firmware and copy it to a board",
         json_flag=False,
     )
-    p.add_argument("--board", choices=BOARDS, required=True)
+    p.add_argument("--board", choices=resources.board_names(), required=True)
     p.add_argument(
         "--force", action="store_true", help="deploy even while a game runs (it is lost!)"
     )

@@ -41,7 +41,11 @@ class DeviceError(GoclockError):
         self.reason = message
 
 
-class NotationError(GoclockError):
-    """A time control written by the user could not be read or is not valid."""
+class UsageError(GoclockError):
+    """The command line asks for something that cannot be: a bad value, an unknown name."""
 
     exit_code = 2
+
+
+class NotationError(UsageError):
+    """A time control written by the user could not be read or is not valid."""

@@ -1,6 +1,6 @@
 """A game log read on the host: verified with the firmware's own checker, then made sense of.
 
-The log format is the firmware's (firmware/gamelog.py, docs/storage.md): one JSON record per
+The log format is the firmware's (firmware/goclockfw/storage/gamelog.py, docs/storage.md): one JSON record per
 line, each with a checksum chained to the one before. `GameRecord` runs the firmware's
 `verify_bytes`, says in words whether the log is intact, altered or cut short, and lists the
 moves: who pressed, when, how long the move took and what was left after it.
@@ -8,9 +8,10 @@ moves: who pressed, when, how long the move took and what was left after it.
 
 import os
 
+from goclockfw.storage import logline
+
 from . import SIDES
 from .errors import GoclockError
-from .fwcore import load
 
 # Side-status fields of a press record (what the side had left at its press).
 LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "flagged")
@@ -20,7 +21,7 @@ class GameRecord:
     def __init__(self, data, name="game log"):
         self.name = name
         self.size = len(data)
-        result = load("gamelog").verify_bytes(data)
+        result = logline.verify_bytes(data)
         self.ok = result["ok"]
         self.errors = result["errors"]
         self.torn = result["torn"]

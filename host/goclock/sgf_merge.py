@@ -5,7 +5,7 @@ the clock log. A colour that differs stops the merge (the record and the log are
 game); a different number of moves is reported, and only the moves both have get times.
 
 What is written on each move node, for the side that moved: what that side had left when it
-pressed the clock, as the firmware logs it with the press (firmware/app.py):
+pressed the clock, as the firmware logs it with the press (firmware/goclockfw/app/app.py):
 - BL/WL: seconds left: the main time; in byo-yomi what was left of the current period; in a
   Canadian block what was left of the block. (A Fischer increment is added after the press,
   so it is not in BL/WL yet.)

@@ -1,7 +1,7 @@
 """Voice packs: what a pack must hold, how long each clip may be, and uploading one.
 
 A pack is a folder of WAV clips plus `manifest.json`; the clock plays the clip of each phrase
-its call profile says (see firmware/callplan.py) and of a few device notices. Used by
+its call profile says (see firmware/goclockfw/core/callplan.py) and of a few device notices. Used by
 `goclock voice check DIR`, `goclock voice push DIR` and tools/make_sounds.py.
 
 Every clip must end before the next call can start: slot_rules() derives the limits by
@@ -17,7 +17,8 @@ import tempfile
 import wave
 import zlib
 
-from . import fwcore
+from goclockfw.core import callplan
+
 from .errors import GoclockError
 
 # Which call profile each shipped pack speaks; a pack's manifest names its own.
@@ -80,7 +81,6 @@ def device_phrases(profile_name):
 
 def load_profile(name):
     """The firmware's call profile object called `name` ("cn", "jp", "en")."""
-    callplan = fwcore.load("callplan")
     try:
         return callplan.profile(name)
     except ValueError as exc:
@@ -89,7 +89,6 @@ def load_profile(name):
 
 def call_phrases(profile):
     """Every phrase the profile can call for the periods and counts packs cover."""
-    callplan = fwcore.load("callplan")
     return callplan.phrases(profile, (PERIODS_S[0], PERIODS_S[-1]), MAX_PERIODS)
 
 

@@ -1,0 +1,253 @@
+"""Time controls: the JSON form, its validation, and the per-side settings in ms.
+
+The same JSON form is used by the simulator, the device config and the host
+tool. Durations are given in seconds (int or float) and kept as integer
+milliseconds from here on; nothing after parsing uses floats.
+
+    {"type": "byoyomi", "main": 6900, "periods": 5, "period": 60}
+    {"type": "canadian", "main": 3600, "moves": 15, "period": 600, "carry": false}
+    {"type": "fischer", "main": 300, "increment": 5}
+    {"type": "delay", "main": 300, "delay": 5, "mode": "bronstein"}
+    {"type": "sudden_death", "main": 1800, "white": {"main": 600}}
+
+Optional on every type: "calls" (a call profile name, "cn" by default, "none"
+for silence), "first" (the side that starts: "black", or "white" in a handicap
+game), "late_limit" (seconds of lateness that lose the game, 900 by default),
+and "black"/"white" objects overriding any duration or count for that side
+(time odds).
+"""
+
+SUDDEN_DEATH = "sudden_death"
+BYOYOMI = "byoyomi"
+CANADIAN = "canadian"
+FISCHER = "fischer"
+DELAY = "delay"
+
+# Keys each type takes, beside the common ones. The first group is required.
+_TYPE_KEYS = {
+    SUDDEN_DEATH: (("main",), ()),
+    BYOYOMI: (("main", "periods"), ("period",)),
+    CANADIAN: (("main", "moves", "period"), ("carry",)),
+    FISCHER: (("main", "increment"), ()),
+    DELAY: (("main", "delay"), ("mode",)),
+}
+_COMMON_KEYS = ("type", "calls", "first", "late_limit", "black", "white")
+_MAX_SECONDS = 172800  # 48 h: any interval stays far below half the tick period
+_MAX_COUNT = 999
+_DELAY_MODES = ("bronstein", "simple")
+# The sides' names, Black's first (its index is the side: 0 black, 1 white), as every
+# JSON form of the project writes them; the other modules take them from here.
+SIDE_NAMES = ("black", "white")
+
+# Call profiles the core knows; core/callplan.py has the schedules.
+CALL_PROFILES = ("cn", "jp", "en", "none")
+
+
+class ConfigError(ValueError):
+    """A time control that cannot be used; the message names the field."""
+
+
+def seconds_to_ms(field, value):
+    """A duration in seconds (int or float) as integer ms; ConfigError naming `field` if bad."""
+    # bool is an int subclass in Python: reject it explicitly. NaN (which CPython's json
+    # reads) equals nothing, itself included, and would pass the range checks below.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ConfigError("%s: must be a number of seconds, got %r" % (field, value))
+    if value < 0:
+        raise ConfigError("%s: must not be negative, got %r" % (field, value))
+    if value > _MAX_SECONDS:
+        raise ConfigError("%s: at most %d seconds, got %r" % (field, _MAX_SECONDS, value))
+    if isinstance(value, int):
+        return value * 1000
+    return int(value * 1000 + 0.5)
+
+
+def _count(field, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError("%s: must be a whole number, got %r" % (field, value))
+    if value < minimum or value > _MAX_COUNT:
+        raise ConfigError("%s: must be from %d to %d, got %r" % (field, minimum, _MAX_COUNT, value))
+    return value
+
+
+def _ms_to_seconds(ms):
+    return ms // 1000 if ms % 1000 == 0 else ms / 1000
+
+
+class SideSettings:
+    """One side's time allowance, all durations in integer ms."""
+
+    def __init__(self):
+        self.main_ms = 0
+        self.periods = 0
+        self.period_ms = 0
+        self.moves = 0
+        self.increment_ms = 0
+        self.delay_ms = 0
+
+    def copy(self):
+        other = SideSettings()
+        for name in ("main_ms", "periods", "period_ms", "moves", "increment_ms", "delay_ms"):
+            setattr(other, name, getattr(self, name))
+        return other
+
+
+def _apply(side, field, value, prefix):
+    name = prefix + field
+    if field == "main":
+        side.main_ms = seconds_to_ms(name, value)
+    elif field == "periods":
+        side.periods = _count(name, value, 0)
+    elif field == "period":
+        side.period_ms = seconds_to_ms(name, value)
+    elif field == "moves":
+        side.moves = _count(name, value, 1)
+    elif field == "increment":
+        side.increment_ms = seconds_to_ms(name, value)
+    elif field == "delay":
+        side.delay_ms = seconds_to_ms(name, value)
+
+
+class TimeControl:
+    """A validated time control; `sides[0]` is Black's allowance, `sides[1]` White's."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.calls = "cn"
+        self.first = 0
+        self.late_limit_ms = 900000
+        self.carry = False
+        self.delay_mode = "bronstein"
+        self.sides = (SideSettings(), SideSettings())
+        self._overrides = ({}, {})
+
+    def to_json(self):
+        """The normalised JSON form (seconds), which `parse` accepts again."""
+        base = self.sides[0]
+        out = {"type": self.kind, "main": _ms_to_seconds(base.main_ms)}
+        if self.kind == BYOYOMI:
+            out["periods"] = base.periods
+            if base.periods:
+                out["period"] = _ms_to_seconds(base.period_ms)
+        elif self.kind == CANADIAN:
+            out["moves"] = base.moves
+            out["period"] = _ms_to_seconds(base.period_ms)
+            out["carry"] = self.carry
+        elif self.kind == FISCHER:
+            out["increment"] = _ms_to_seconds(base.increment_ms)
+        elif self.kind == DELAY:
+            out["delay"] = _ms_to_seconds(base.delay_ms)
+            out["mode"] = self.delay_mode
+        out["calls"] = self.calls
+        if self.first:
+            out["first"] = "white"
+        if self.late_limit_ms != 900000:
+            out["late_limit"] = _ms_to_seconds(self.late_limit_ms)
+        for i in (0, 1):
+            if self._overrides[i]:
+                out[SIDE_NAMES[i]] = dict(self._overrides[i])
+        return out
+
+
+def _check_keys(obj, allowed, prefix):
+    for key in obj:
+        if key not in allowed:
+            raise ConfigError("%s%s: unknown key" % (prefix, key))
+
+
+def parse(obj):
+    """Validate a time-control JSON object and return a TimeControl.
+
+    Raises ConfigError with a message that names the offending field.
+    """
+    if not isinstance(obj, dict):
+        raise ConfigError("time control: must be a JSON object")
+    kind = obj.get("type")
+    if kind not in _TYPE_KEYS:
+        raise ConfigError(
+            "type: unknown time control %r (one of %s)" % (kind, ", ".join(sorted(_TYPE_KEYS)))
+        )
+    required, optional = _TYPE_KEYS[kind]
+    _check_keys(obj, _COMMON_KEYS + required + optional, "")
+    for key in required:
+        if key not in obj:
+            raise ConfigError("%s: missing (required for %s)" % (key, kind))
+    tc = TimeControl(kind)
+    base = tc.sides[0]
+    for key in required + optional:
+        if key in obj and key not in ("carry", "mode"):
+            _apply(base, key, obj[key], "")
+    _parse_common(tc, obj)
+    if kind == BYOYOMI and base.periods and "period" not in obj:
+        raise ConfigError("period: missing (periods need a period length)")
+    if kind == CANADIAN:
+        carry = obj.get("carry", False)
+        if not isinstance(carry, bool):
+            raise ConfigError("carry: must be true or false, got %r" % (carry,))
+        tc.carry = carry
+    if kind == DELAY:
+        mode = obj.get("mode", "bronstein")
+        if mode not in _DELAY_MODES:
+            raise ConfigError("mode: must be 'bronstein' or 'simple', got %r" % (mode,))
+        tc.delay_mode = mode
+    white = base.copy()
+    tc.sides = (base, white)
+    for i in (0, 1):
+        override = obj.get(SIDE_NAMES[i])
+        if override is None:
+            continue
+        prefix = SIDE_NAMES[i] + "."
+        if not isinstance(override, dict):
+            raise ConfigError("%s: must be an object of overrides" % SIDE_NAMES[i])
+        _check_keys(override, required + optional, prefix)
+        for key in override:
+            if key in ("carry", "mode"):
+                raise ConfigError("%s%s: cannot differ between the sides" % (prefix, key))
+            _apply(tc.sides[i], key, override[key], prefix)
+        tc._overrides[i].update(override)
+    for i in (0, 1):
+        _check_side(tc, tc.sides[i], SIDE_NAMES[i] + "." if tc._overrides[i] else "")
+    return tc
+
+
+def _parse_common(tc, obj):
+    calls = obj.get("calls", "cn")
+    if calls not in CALL_PROFILES:
+        raise ConfigError(
+            "calls: unknown call profile %r (one of %s)" % (calls, ", ".join(CALL_PROFILES))
+        )
+    tc.calls = calls
+    first = obj.get("first", "black")
+    if first not in SIDE_NAMES:
+        raise ConfigError("first: must be 'black' or 'white', got %r" % (first,))
+    tc.first = SIDE_NAMES.index(first)
+    if "late_limit" in obj:
+        tc.late_limit_ms = seconds_to_ms("late_limit", obj["late_limit"])
+
+
+def _check_side(tc, side, prefix):
+    if tc.kind == BYOYOMI and side.periods:
+        _check_period(tc, side.period_ms, prefix)
+    if tc.kind == BYOYOMI and side.main_ms <= 0 and not side.periods:
+        raise ConfigError("%smain: must be more than 0 when there are no periods" % prefix)
+    if tc.kind == CANADIAN:
+        if side.period_ms <= 0:
+            raise ConfigError("%speriod: must be more than 0" % prefix)
+    if tc.kind == SUDDEN_DEATH or tc.kind == FISCHER or tc.kind == DELAY:
+        if side.main_ms <= 0 and not (tc.kind == DELAY and side.delay_ms > 0):
+            raise ConfigError("%smain: must be more than 0" % prefix)
+
+
+def _check_period(tc, period_ms, prefix):
+    if period_ms <= 0:
+        raise ConfigError("%speriod: must be more than 0" % prefix)
+    if tc.calls != "none":
+        # Spoken calls name whole seconds and count the last ten of them.
+        if period_ms % 1000:
+            raise ConfigError(
+                '%speriod: must be whole seconds with spoken calls (or "calls": "none")' % prefix
+            )
+        if period_ms < 10000:
+            raise ConfigError(
+                '%speriod: at least 10 s with spoken calls (or "calls": "none")' % prefix
+            )
