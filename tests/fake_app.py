@@ -30,9 +30,9 @@ class FakeApp:
 
     def on_clock(self, kind, side, tick, value):
         t = tick - self.game_start
-        self.logs.record(kind, t, side, value)
+        self.logs.record_clock(self.clock, kind, side, t, tick, value)
         if self.protocol is not None:
-            self.protocol.clock_event(kind, side, t, value)
+            self.protocol.clock_event(self.clock, kind, side, t, tick, value)
 
     def _new_game(self, tc_json):
         self.tc = timecontrol.parse(tc_json)

@@ -186,7 +186,17 @@ def test_watch_pushes_events(dev):
     app.now = 5000
     ok(proto, id=3, cmd="press", side="black")
     assert [json.loads(s) for s in sent] == [
-        {"event": "press", "t": 5000, "side": "black", "used_ms": 5000}
+        {
+            "event": "press",
+            "t": 5000,
+            "side": "black",
+            "used_ms": 5000,
+            "move": 1,
+            "main_ms": 6895000,
+            "flagged": False,
+            "periods": 5,
+            "period_ms": 60000,
+        }
     ]
     proto.event("log", {"message": "low battery"})
     assert json.loads(sent[-1]) == {"event": "log", "message": "low battery"}

@@ -7,6 +7,7 @@ sends a few hundred malformed lines: each gets one error reply, and the clock's
 state is the same afterwards.
 """
 
+import base64
 import json
 import os
 import pty
@@ -27,7 +28,7 @@ from fake_app import FakeApp
 from goclockfw.protocol.commands import Protocol
 out = sys.stdout.buffer
 def send(text):
-    out.write(text.encode())
+    out.write(text.encode() if isinstance(text, str) else text)
     out.write(b"\\n")
 app = FakeApp(FS(sys.argv[1]))
 proto = Protocol(app, send)
@@ -129,8 +130,14 @@ def test_every_command_over_the_pty(line):
     )
     logs = line.ask({"id": 16, "cmd": "logs.list"})["logs"]
     assert [g["game"] for g in logs] == [1, 2]
-    r = line.ask({"id": 17, "cmd": "logs.get", "game": 1})
-    assert r["ok"] and r["eof"] and r["size"] == logs[0]["size"]
+    got = b""
+    while True:  # chunk by chunk, as goclock logs pull reads it
+        r = line.ask({"id": 17, "cmd": "logs.get", "game": 1, "offset": len(got)})
+        assert r["ok"] and r["size"] == logs[0]["size"]
+        got += base64.b64decode(r["data"])
+        if r["eof"]:
+            break
+    assert len(got) == logs[0]["size"] and got.endswith(b"\n")
     assert line.ask({"id": 18, "cmd": "logs.clear"})["removed"] == 1
     # a request split across writes, with a CR-LF ending, then two in one write
     line.send(b'{"id": 19, "cm')

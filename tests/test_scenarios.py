@@ -63,7 +63,7 @@ def test_output_is_in_time_order(name):
     lines = [json.loads(x) for x in expected(name).decode("utf-8").splitlines()]
     times = [x["t"] for x in lines]
     assert times == sorted(times)
-    assert lines[-1]["type"] == "final"
+    assert lines[-1]["event"] == "final"
 
 
 def test_every_event_kind_is_covered():

@@ -30,6 +30,7 @@ from goclockfw.storage.gamelog import GameLogStore
 # Clock events after which the state is saved at once, not at the next 10 s checkpoint:
 # a power cut must not bring back a game that had already ended, or a period used up.
 _SAVE_AFTER = ("timeout", "forfeit", "period", "byoyomi", "overtime", "block")
+_IGNORED_PRESS = (("do", "press"),)  # what an "ignored" event refused (only presses here)
 RUNNING = gameclock.RUNNING
 PAUSED = gameclock.PAUSED
 IDLE = gameclock.IDLE
@@ -179,11 +180,7 @@ class App(MainLoop, AppApi):
     def on_clock(self, kind, side, tick, value):
         """The clock's listener: log, tell the host, speak."""
         t = self._t(tick)
-        extra = None
-        if kind == "press" or kind == "adjust" or kind == "block":
-            # The side's time as the move or the arbiter left it, flat in the record
-            # (as the docs show, and so a record needs no nested encoding).
-            extra = self.clock.side_status(side, tick)
+        extra = _IGNORED_PRESS if kind == "ignored" else None
         if kind == "press":
             self.announcer.cancel_side(side)
         elif kind == "call":
@@ -192,9 +189,11 @@ class App(MainLoop, AppApi):
             self._begin_log()
         if kind in _SAVE_AFTER:
             self._cp_soon = True  # checkpointed by the loop, once the clock is done changing
-        if not self.logs.record(kind, t, side, value, extra) and self.logs.current is not None:
-            self._storage(self.logs.error)
-        self.protocol.clock_event(kind, side, t, value)
+        clock = self.clock
+        if not self.logs.record_clock(clock, kind, side, t, tick, value, extra):
+            if self.logs.current is not None:
+                self._storage(self.logs.error)
+        self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
         self._changed = True
 
     def _notice(self, notice, message, speak=True):

@@ -74,7 +74,8 @@ class AppApi:
                 self.now = tick
             self._checkpoint()
         elif c.state == IDLE:
-            self.protocol.clock_event("ignored", side, 0, reason)  # no game, no log yet
+            # No game yet, so no log: only a watching host hears of it.
+            self.protocol.clock_event(c, "ignored", side, 0, tick, reason, (("do", "press"),))
         else:
             self.on_clock("ignored", side, tick, reason)
         return ok, (None if ok else reason)

@@ -165,7 +165,7 @@ class McuBoard:
             return
         # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
         try:
-            self._out.write(text.encode())
+            self._out.write(text.encode() if isinstance(text, str) else text)
         except OSError:
             pass  # no host listening: the clock goes on
 

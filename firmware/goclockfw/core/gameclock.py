@@ -148,10 +148,10 @@ class GameClock:
         # refund added, Canadian block counted; in byo-yomi, what was left of
         # the period in use (the next move starts a fresh one).
         new_block = self._end_move(s, used)
+        self.moves_made += 1  # the press reports its move's number
         self._emit("press", side, now, used)
         if new_block:
             self._emit("block", side, now, s.moves)
-        self.moves_made += 1
         self._start_move(1 - side, now)
         return True
 

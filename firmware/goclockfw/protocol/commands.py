@@ -44,17 +44,20 @@ Methods must not change anything when they raise.
   app.logs                          the GameLogStore (firmware/goclockfw/storage/gamelog.py);
                                     the protocol reads list/read/clear from it
 
-Events: the app calls `protocol.event(kind, fields)` for every clock event
-(see `clock_event`) and for status/log notices; they are written with the
-`write` callable given to Protocol only while a host asked to `watch`.
-`write(text)` receives one JSON line WITHOUT its trailing newline, exactly
-like the value returned by `handle_line`: the serial sender adds "\\n".
+Events: the app calls `protocol.clock_event(...)` for every clock event (built
+by goclockfw/events.py, the same object as the game log's record) and
+`protocol.event(kind, fields)` for status and log notices; they are written with
+the `write` callable given to Protocol only while a host asked to `watch`.
+`write(data)` receives one JSON line (str or bytes) WITHOUT its trailing
+newline, exactly like the value returned by `handle_line`: the serial sender
+adds "\\n".
 """
 
 import binascii
 import json
 
 from goclockfw.core.timecontrol import SIDE_NAMES
+from goclockfw.events import EventWriter
 from goclockfw.protocol.lineread import OVERLONG, LineReader
 from goclockfw.protocol.reqargs import (
     RequestError,
@@ -66,7 +69,6 @@ from goclockfw.protocol.reqargs import (
     want_side,
 )
 from goclockfw.storage.configstore import validate_config, validate_presets
-from goclockfw.storage.logline import VALUE_FIELDS
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1024  # bytes of a request line, newline included
@@ -81,19 +83,6 @@ def _error(rid, msg):
     return _dumps({"id": rid, "ok": False, "error": msg})
 
 
-def clock_event(kind, side, t, value):
-    """The event object of a clock listener call (kind, side, tick, value).
-
-    `t` is the game time in ms. Used for event lines and log records alike.
-    """
-    ev = {"event": kind, "t": t}
-    if side is not None and side >= 0:
-        ev["side"] = SIDE_NAMES[side]
-    if value is not None:
-        ev[VALUE_FIELDS.get(kind, "value")] = value
-    return ev
-
-
 class Protocol:
     """Answers request lines for one serial connection."""
 
@@ -101,6 +90,7 @@ class Protocol:
         self.app = app
         self.write = write
         self.watching = False
+        self._events = EventWriter()
         self._reader = LineReader(MAX_LINE)
         self._cmds = {
             "info": self._info,
@@ -186,9 +176,14 @@ class Protocol:
         except Exception:  # a broken line must not break the clock
             pass
 
-    def clock_event(self, kind, side, t, value):
-        if self.watching:
-            self.event(kind, clock_event(kind, side, t, value))
+    def clock_event(self, clock, kind, side, t, tick, value, extra=None):
+        """A clock listener call as an event line (the game log's record, without checksum)."""
+        if not self.watching or self.write is None:
+            return
+        try:
+            self.write(self._events.clock_event(clock, kind, side, t, tick, value, extra))
+        except Exception:  # a broken line must not break the clock
+            pass
 
     # -- commands --------------------------------------------------------
 

@@ -5,8 +5,9 @@
 
 A scenario is {"time_control": {...}, "events": [{"t": ms, "do": ..., ...}],
 "until": ms}. Virtual time jumps from deadline to deadline: every line carries
-the exact millisecond of what it reports. The output is built from ordered
-pairs (jsonline), so it is byte-identical on CPython and MicroPython.
+the exact millisecond of what it reports. Each line is an event in the one
+format of goclockfw/events.py (the protocol's event lines and the game log's
+records are the same objects), byte-identical on CPython and MicroPython.
 
 An optional "tick_offset" starts the clock's tick counter there instead of at
 0 (e.g. just before the 2**30 wrap): the output must not change.
@@ -17,7 +18,7 @@ import sys
 
 from goclockfw.core import gameclock, timecontrol
 from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
-from goclockfw.sim import jsonline
+from goclockfw.events import EventWriter
 
 ACTIONS = ("start", "press", "pause", "resume", "adjust", "timeout_pass", "late", "arrive")
 _SIDE_OF = {name: i for i, name in enumerate(gameclock.SIDE_NAMES)}
@@ -93,50 +94,23 @@ def _check_values(ev, where):
 
 
 class _Printer:
-    """Turns the clock's listener calls into output lines."""
+    """Turns the clock's listener calls into output lines (goclockfw/events.py's format)."""
 
     def __init__(self, write, base_tick):
         self.write = write
         self.base_tick = base_tick
         self.ref_t = 0  # scenario time of the event being handled
         self.clock = None
+        self.events = EventWriter()
 
     def t_of(self, tick):
         return self.ref_t + ticks_diff(tick, ticks_add(self.base_tick, self.ref_t))
 
-    def line(self, pairs):
-        self.write(jsonline.obj(pairs) + "\n")
+    def line(self, data):
+        self.write(bytes(data).decode() + "\n")
 
     def on_clock(self, kind, side, tick, value):
-        head = [("t", self.t_of(tick)), ("type", kind)]
-        if kind in ("pause", "resume"):
-            self.line(head)
-            return
-        head.append(("side", gameclock.SIDE_NAMES[side]))
-        if kind == "press":
-            head.append(("used_ms", value))
-        elif kind == "call":
-            head.append(("phrase", value))
-        elif kind == "period":
-            head.append(("left", value))
-        elif kind == "ruling":
-            head.append(("ruling", value))
-        elif kind == "forfeit":
-            head.append(("reason", value))
-        elif kind == "arrive":
-            head.append(("late_ms", self.clock.last_late_ms))
-            head.append(("charged_ms", value))
-        elif kind in ("block", "adjust"):
-            head.extend(_status_pairs(self.clock.side_status(side, tick)))
-        self.line(head)
-
-
-def _status_pairs(status):
-    pairs = [("main_ms", status["main_ms"]), ("flagged", status["flagged"])]
-    for key in ("periods", "moves", "period_ms"):
-        if key in status:
-            pairs.append((key, status[key]))
-    return pairs
+        self.line(self.events.clock_event(self.clock, kind, side, self.t_of(tick), tick, value))
 
 
 def _seconds_ms(ev, key):
@@ -188,22 +162,18 @@ def run(obj, write):
         printer.ref_t = t
         tick = ticks_add(base_tick, t)
         if not _apply(clock, ev, tick):
-            pairs = [("t", t), ("type", "ignored"), ("do", ev["do"])]
-            if "side" in ev:
-                pairs.append(("side", ev["side"]))
-            pairs.append(("reason", clock.reason))
-            printer.line(pairs)
+            side = _SIDE_OF.get(ev.get("side"), -1)
+            extra = (("do", ev["do"]),)
+            printer.line(printer.events.event("ignored", t, side, clock.reason, extra))
     printer.ref_t = until
     end_tick = ticks_add(base_tick, until)
     clock.advance(end_tick)
-    printer.line(
-        [
-            ("t", until),
-            ("type", "final"),
-            ("black", jsonline.Raw(jsonline.obj(_status_pairs(clock.side_status(0, end_tick))))),
-            ("white", jsonline.Raw(jsonline.obj(_status_pairs(clock.side_status(1, end_tick))))),
-        ]
-    )
+    w = printer.events
+    w.begin("final", until)
+    w.status("black", clock.side_status(0, end_tick))
+    w.status("white", clock.side_status(1, end_tick))
+    w.end()
+    printer.line(w.line)
 
 
 def main(argv):

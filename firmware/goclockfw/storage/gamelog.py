@@ -193,6 +193,19 @@ class GameLogStore:
             return False
         return self._write(self._lines.line, crc)
 
+    def record_clock(self, clock, kind, side, t, tick, value, extra=None):
+        """Append a clock listener call as its record (events.EventWriter.clock_event)."""
+        if self._f is None:
+            return False
+        try:
+            self._lines.clock_event(clock, kind, side, t, tick, value, extra)
+            crc = self._lines.seal(self._crc)
+        except Exception as e:  # a value json cannot write: report, go on
+            self.error = "game log record %s not written: %r" % (kind, e)
+            self.failures += 1
+            return False
+        return self._write(self._lines.line, crc)
+
     def _write(self, data, crc):
         for attempt in (0, 1):
             try:

@@ -19,21 +19,8 @@ preallocated buffer, so a press or a call allocates nothing. See docs/storage.md
 import binascii
 import json
 
-from goclockfw.core.timecontrol import SIDE_NAMES
-
-# Name of the value field of each clock event, as `goclock simulate` names it;
-# log records and protocol event lines use the same names.
-VALUE_FIELDS = {
-    "press": "used_ms",
-    "call": "phrase",
-    "period": "left",
-    "ruling": "ruling",
-    "forfeit": "reason",
-    "arrive": "charged_ms",
-    "block": "moves",
-    "ignored": "reason",
-    "end": "reason",
-}
+from goclockfw.events import VALUE_FIELDS as VALUE_FIELDS  # re-exported for the host
+from goclockfw.events import EventWriter
 
 _TAIL = b',"c":"'  # then 8 hex digits and '"}': 16 bytes in all
 _HEX = b"0123456789abcdef"
@@ -120,101 +107,25 @@ def verify_bytes(data):
     return verify(data.split(b"\n"))
 
 
-def _json_str(s):
-    e = s.encode()
-    for b in e:
-        if b < 0x20 or b == 0x22 or b == 0x5C:
-            return json.dumps(s).encode()
-    return b'"' + e + b'"'
+class LineBuilder(EventWriter):
+    """Builds record lines: an event (events.EventWriter) sealed with its chained checksum."""
 
-
-class LineBuilder:
-    """Builds record lines in one buffer that keeps its allocation.
-
-    Ints are written digit by digit and strings through a cache of their
-    JSON bytes, so the usual records (a press, a call) allocate nothing once
-    the cache is warm. Other values (lists, dicts, floats) go through json.
-    """
-
-    def __init__(self, size=256):
-        self.line = bytearray(size)
-        self._enc = {}  # str -> its JSON bytes
-
-    def _put(self, s):
-        b = self._enc.get(s)
-        if b is None:
-            b = _json_str(s)
-            if len(self._enc) < 64:
-                self._enc[s] = b
-        self.line.extend(b)
-
-    def _put_int(self, n):
+    def seal(self, prev):
+        """Turn the event in `line` into a record line chained to `prev`; return its checksum."""
         line = self.line
-        if n < 0:
-            line.append(45)
-            n = -n
-        i = len(line)
-        while True:
-            line.append(48 + n % 10)
-            n //= 10
-            if not n:
-                break
-        j = len(line) - 1
-        while i < j:  # the digits came out backwards
-            a = line[i]
-            line[i] = line[j]
-            line[j] = a
-            i += 1
-            j -= 1
-
-    def _put_value(self, v):
-        if v is None:
-            self.line.extend(b"null")
-        elif v is True:
-            self.line.extend(b"true")
-        elif v is False:
-            self.line.extend(b"false")
-        elif isinstance(v, int):
-            self._put_int(v)
-        elif isinstance(v, str):
-            self._put(v)
-        elif isinstance(v, float) and not (-1e300 < v < 1e300):
-            self.line.extend(b"null")  # inf/nan have no JSON form
-        else:
-            self.line.extend(json.dumps(v).encode())
+        c = crc(line, prev)  # of the text `{...}`, closing brace included
+        line[len(line) - 1 :] = b""
+        line.extend(_TAIL)
+        self.put_hex32(c)
+        line.extend(b'"}\n')
+        return c
 
     def build(self, prev, kind, t, side=None, value=None, extra=None):
         """Make `line` the record chained to `prev`; return its checksum.
 
-        `value` goes under the kind's field name (VALUE_FIELDS, else
-        "value"); `extra` is a dict of more fields. Raises TypeError (or
+        `value` goes under the kind's field name (events.VALUE_FIELDS, else "value");
+        `extra` is a dict or a list of (key, value) pairs. Raises TypeError (or
         ValueError) for a value json cannot write.
         """
-        line = self.line
-        line[0:] = b""  # empties it, keeping the allocation
-        line.extend(b'{"event":')
-        self._put(kind)
-        line.extend(b',"t":')
-        self._put_int(t)
-        if side is not None and 0 <= side <= 1:
-            line.extend(b',"side":')
-            self._put(SIDE_NAMES[side])
-        if value is not None:
-            line.append(44)  # ","
-            self._put(VALUE_FIELDS.get(kind, "value"))
-            line.append(58)  # ":"
-            self._put_value(value)
-        if extra:
-            for k in extra:
-                line.append(44)
-                self._put(k)
-                line.append(58)
-                self._put_value(extra[k])
-        line.append(125)  # "}"
-        c = crc(line, prev)
-        line[len(line) - 1 :] = b""
-        line.extend(_TAIL)
-        for shift in (28, 24, 20, 16, 12, 8, 4, 0):
-            line.append(_HEX[(c >> shift) & 15])
-        line.extend(b'"}\n')
-        return c
+        self.event(kind, t, side, value, extra)
+        return self.seal(prev)
