@@ -251,41 +251,31 @@ class _Recorder:
 
 
 def game_log(directory, time_control, presses, pause=None):
-    """The bytes of a game log as the clock writes it, for a game played by the real core.
+    """The bytes of a game log as the clock writes it: a game played by the real session.
 
-    `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
-    `pause` is an optional (t_pause, t_resume), both before the next press. Each press record
-    carries the side's status beside it (main_ms, flagged, periods/period_ms or
-    moves/period_ms), as firmware/goclockfw/app/app.py logs it.
+    `presses` is a list of (t_ms, side) with side 0/1; White's button starts Black's clock
+    at 0. `pause` is an optional (t_pause, t_resume), both before the next press. The game
+    ends with a reset, so the log has its "end" record.
     """
-    from goclockfw.core import gameclock, timecontrol
-    from goclockfw.storage import gamelog
-    from goclockfw.storage.fs import FS
+    from support.sessions import make_session
 
-    os.makedirs(str(directory), exist_ok=True)
-    tc = timecontrol.parse(time_control)
-    rec = _Recorder()
-    clock = gameclock.GameClock(tc, rec)
-    rec.clock = clock
-    store = gamelog.GameLogStore(FS(str(directory)))
-    gid = store.begin(0, {"time_control": tc.to_json()})
-
-    def flush():
-        for kind, side, tick, value, left in rec.events:
-            extra = left or None
-            store.record(kind, tick, side if side is not None and side >= 0 else None, value, extra)
-        rec.events.clear()
-
-    clock.start(0, 0)
-    flush()
+    s = make_session(player=False)
+    s.set_config(dict(s.store.config, time_control=time_control))
+    s.reset(None)
+    s.button_press(1, 0)
     for t, side in presses:
         if pause and pause[0] <= t:
-            clock.pause(pause[0])
-            flush()
-            clock.resume(pause[1])
-            flush()
+            s.step(pause[0])
+            s.pause()
+            s.step(pause[1])
+            s.resume()
             pause = None
-        clock.press(t, side)
-        flush()
-    store.end(presses[-1][0] + 1 if presses else 1, "reset")
-    return gid, store.read(gid, 0, 1 << 24)[0]
+        s.step(t)
+        s.button_press(side, t)
+    end = presses[-1][0] + 1 if presses else 1
+    s.step(end)
+    if s.clock.state == "running":
+        s.pause()
+    gid = s.journal.current
+    s.reset(None)
+    return gid, s.journal.read(gid, 0, 1 << 24)[0]

@@ -23,7 +23,7 @@ class FakeApp:
     def preset_count(self):
         return self.presets
 
-    def notice(self, name):
+    def announce(self, name):
         self.done.append(("notice", name))
 
     def button_press(self, side, tick):
@@ -102,7 +102,7 @@ def test_preset_menu_browse_and_choose():
     assert [d[1] for d in app.done[1:]] == ["preset_2", "preset_3", "preset_1"]
     g.on_press(BLACK, 4000, 4010)
     g.on_press(WHITE, 5000, 5010)
-    assert app.done[-1] == ("reset", 1)
+    assert app.done[-1] == ("reset", 2)  # the preset just said, numbered from 1
     assert g.menu == -1
 
 

@@ -79,12 +79,16 @@ class FakePoll:
 def hal(monkeypatch):
     clock = {"ms": 1000}
     machine = types.SimpleNamespace(Pin=FakePin, ADC=FakeADC, I2C=None, PWM=None, I2S=None)
-    rp2 = types.SimpleNamespace(bootsel=0)
+    rp2 = types.SimpleNamespace(bootsel=0, Flash=lambda: "the rp2 flash")
     rp2.bootsel_button = lambda: rp2.bootsel
+    vfs = types.SimpleNamespace(label="vfs")
+    partition = types.SimpleNamespace(TYPE_DATA=1, find=lambda kind, label: [vfs])
+    esp32 = types.SimpleNamespace(Partition=partition)
     kbd = []
     micropython = types.SimpleNamespace(kbd_intr=kbd.append)
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setitem(sys.modules, "rp2", rp2)
+    monkeypatch.setitem(sys.modules, "esp32", esp32)
     monkeypatch.setitem(sys.modules, "micropython", micropython)
     for name in ("goclockfw.board.mcu", "goclockfw.board.rp2board", "goclockfw.board.esp32board"):
         sys.modules.pop(name, None)
@@ -111,8 +115,11 @@ def hal(monkeypatch):
         def write(self, data):
             line_out.extend(data)
 
-    polls = iter([FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])])
-    monkeypatch.setattr(mods.mcu.select, "poll", lambda: next(polls))
+    polls = [FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])]
+    # The first board made gets the line's polls; later ones a line that never has anything.
+    monkeypatch.setattr(
+        mods.mcu.select, "poll", lambda: polls.pop(0) if polls else FakePoll(lambda: False)
+    )
     monkeypatch.setattr(
         mods.mcu,
         "sys",
@@ -179,16 +186,23 @@ def test_esp32_boot_button_and_battery_divider(hal):
     assert board.next_input_ms(0) is None
 
 
-def test_usb_line_reads_bytes_and_drops_output_when_no_room(hal):
+def test_usb_line_reads_bytes_and_never_waits_to_write(hal):
     board = hal.mcu.McuBoard({"board": "bare"})
     assert board.read_serial() is None
     hal.line_in.extend(b'{"cmd": "info"}\n')
     assert bytes(board.read_serial()) == b'{"cmd": "info"}\n'
-    board.write_serial('{"ok": true}')
+    assert board.serial_send(b'{"ok": true}') == 12
     assert bytes(hal.line_out) == b'{"ok": true}'
+    long = b"x" * 200
+    assert board.serial_send(long) == 64  # a USB packet at a time: never a long wait
     hal.room["ok"] = False
-    board.write_serial("lost")
-    assert board.dropped == 1 and b"lost" not in hal.line_out
+    assert board.serial_send(b"later") == 0  # no room: nothing written, the caller keeps it
+    assert b"later" not in hal.line_out
+
+
+def test_each_family_hands_over_its_flash_block_device(hal):
+    assert hal.rp2mod.Rp2Board({"board": "pico"}).flash == "the rp2 flash"
+    assert hal.esp32.Esp32Board({"board": "esp32"}).flash.label == "vfs"
 
 
 def test_missing_or_bad_parts_are_notices_not_crashes(hal):

@@ -10,8 +10,8 @@ import base64
 import json
 import random
 
-from firmware_helpers import boot, set_tc, status
-from goclockfw.storage.gamelog import verify_bytes
+from goclockfw.storage.logline import verify_bytes
+from support.firmware import boot, set_tc, status
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
@@ -53,6 +53,9 @@ def test_every_command_over_the_pty(tmp_path):
         kinds = {e["event"] for e in events}
         assert {"pause", "resume", "adjust", "status"} <= kinds
         game = status(fw)["game"]
+        r = fw.request({"cmd": "reset", "preset": 2})
+        assert not r["ok"] and "pause" in r["error"]  # never while a clock runs
+        assert fw.request({"cmd": "pause"})["ok"]
         r = fw.request({"cmd": "reset", "preset": 2})
         assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
         logs = fw.request({"cmd": "logs.list"})["logs"]

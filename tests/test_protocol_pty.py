@@ -2,7 +2,7 @@
 
 A MicroPython process reads its stdin (the pty's slave side, raw mode) byte by
 byte into Protocol.feed and writes the replies and event lines back, with the
-fake app (tests/fake_app.py) behind it. The test plays every command, then
+real session (tests/support/sessions.py) behind it. The test plays every command, then
 sends a few hundred malformed lines: each gets one error reply, and the clock's
 state is the same afterwards.
 """
@@ -19,20 +19,18 @@ import tty
 
 import pytest
 
-from mpy_helpers import ENV, driver_path
+from support.mpy import ENV, driver_path
 
 DRIVER = """
 import sys
-from goclockfw.storage.fs import FS
-from fake_app import FakeApp
-from goclockfw.protocol.commands import Protocol
+from support.sessions import make_session
 out = sys.stdout.buffer
 def send(text):
     out.write(text.encode() if isinstance(text, str) else text)
     out.write(b"\\n")
-app = FakeApp(FS(sys.argv[1]))
-proto = Protocol(app, send)
-app.protocol = proto
+app = make_session()
+proto = app.protocol
+proto.write = send
 inp = sys.stdin.buffer
 while True:
     b = inp.read(1)
@@ -122,6 +120,9 @@ def test_every_command_over_the_pty(line):
     assert line.ask({"id": 10, "cmd": "watch", "on": False})["ok"]
     assert line.ask({"id": 11, "cmd": "config.get"})["config"]["volume"] == 7
     presets = line.ask({"id": 12, "cmd": "presets.get"})["presets"]
+    assert not line.ask({"id": 13, "cmd": "presets.set", "presets": presets[:2]})["ok"]
+    assert not line.ask({"id": 13, "cmd": "reset"})["ok"]  # a clock runs: pause first
+    assert line.ask({"id": 13, "cmd": "pause"})["ok"]
     assert line.ask({"id": 13, "cmd": "presets.set", "presets": presets[:2]})["ok"]
     r = line.ask({"id": 14, "cmd": "reset", "preset": 1})
     assert r["state"] == "idle" and r["time_control"] == presets[1]["time_control"]
@@ -129,7 +130,7 @@ def test_every_command_over_the_pty(line):
         line.ask({"id": 15, "cmd": "config.set", "config": {"volume": 1}})["config"]["volume"] == 1
     )
     logs = line.ask({"id": 16, "cmd": "logs.list"})["logs"]
-    assert [g["game"] for g in logs] == [1, 2]
+    assert [g["game"] for g in logs] == [1]  # game 2 has no log until it starts
     got = b""
     while True:  # chunk by chunk, as goclock logs pull reads it
         r = line.ask({"id": 17, "cmd": "logs.get", "game": 1, "offset": len(got)})

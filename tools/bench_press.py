@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "firmware"))
 
 from firmware_helpers import boot, log_bytes, set_tc, status  # noqa: E402
-from goclockfw.storage.gamelog import verify_bytes  # noqa: E402
+
+from goclockfw.storage.logline import verify_bytes  # noqa: E402
 
 PRESSES = 40
 

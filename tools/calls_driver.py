@@ -32,6 +32,7 @@ import sys
 import time
 
 from goclockfw.app.app import App
+
 from goclockfw.desktop import board as hal_desktop
 from goclockfw.storage.configstore import validate_config
 

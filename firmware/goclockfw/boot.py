@@ -33,9 +33,9 @@ def run():
     failures = 0
     while not board.quit:
         try:
-            from goclockfw.app.app import App
+            from goclockfw.app.loop import Loop
 
-            App(board).run()
+            Loop(board).run()
         except KeyboardInterrupt:
             raise
         except Exception as e:  # start again: the checkpoint brings the game back

@@ -101,6 +101,25 @@ class EventWriter:
             self.put_str(v)
         elif isinstance(v, float) and not (-1e300 < v < 1e300):
             self.line.extend(b"null")  # inf/nan have no JSON form
+        elif isinstance(v, dict):
+            # Keys sorted: the same bytes on every interpreter (dict order differs).
+            self.line.append(123)  # "{"
+            first = True
+            for k in sorted(v):
+                if not first:
+                    self.line.append(44)
+                first = False
+                self.put_str(k if isinstance(k, str) else str(k))
+                self.line.append(58)
+                self.put_value(v[k])
+            self.line.append(125)
+        elif isinstance(v, (list, tuple)):
+            self.line.append(91)  # "["
+            for i in range(len(v)):
+                if i:
+                    self.line.append(44)
+                self.put_value(v[i])
+            self.line.append(93)
         else:
             self.line.extend(json.dumps(v).encode())
 

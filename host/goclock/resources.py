@@ -36,6 +36,11 @@ def board_file(name):
     return path if os.path.isfile(path) else None
 
 
+def voice_pack_dir():
+    """The folder of the shipped voice packs (sounds/)."""
+    return _data("sounds")
+
+
 def voice_packs():
     """The names of the shipped voice packs."""
     folder = _data("sounds")

@@ -22,8 +22,8 @@ Pure logic over a small app interface (app/app.py implements it):
   app.can_timeout_pass() -> bool
   app.button_press(side, tick)     a player's press at `tick`
   app.arbiter_pause(tick), app.arbiter_resume(now), app.arbiter_timeout_pass(now)
-  app.arbiter_reset(preset)        preset None: the configured time control
-  app.preset_count() -> int, app.notice(name)
+  app.arbiter_reset(preset)        preset None: the configured time control, else its number from 1
+  app.preset_count() -> int, app.announce(name)  (say a device notice)
 """
 
 from goclockfw.core.ticks import ticks_diff
@@ -61,7 +61,7 @@ class Gestures:
             return
         if self.menu >= 0:
             self.menu = -1  # a tap leaves the menu
-            self.app.notice("cancel")
+            self.app.announce("cancel")
             return
         if ticks_diff(now, self._since) <= TAP_MS and self.app.clock_state() == "paused":
             self.app.arbiter_resume(now)
@@ -72,9 +72,9 @@ class Gestures:
             self._menu_since = now
             if side == BLACK:
                 self.menu = (self.menu + 1) % self.app.preset_count()
-                self.app.notice("preset_%d" % (self.menu + 1))
+                self.app.announce("preset_%d" % (self.menu + 1))
             else:
-                chosen = self.menu
+                chosen = self.menu + 1  # presets are numbered from 1, as announced
                 self.menu = -1
                 self.app.arbiter_reset(chosen)
             return
@@ -85,7 +85,7 @@ class Gestures:
             elif self.app.preset_count() > 0:
                 self.menu = 0
                 self._menu_since = now
-                self.app.notice("preset_1")
+                self.app.announce("preset_1")
             return
         self.app.button_press(side, tick)
 
@@ -102,7 +102,7 @@ class Gestures:
             self.app.arbiter_timeout_pass(now)
         if self.menu >= 0 and ticks_diff(now, self._menu_since) >= MENU_TIMEOUT_MS:
             self.menu = -1
-            self.app.notice("cancel")
+            self.app.announce("cancel")
 
     def next_due(self, now):
         """Ms until `poll` may have something to do, or None."""

@@ -7,6 +7,7 @@ resistor divider into an ADC1 pin (ADC2 is taken by the radio), with the
 11 dB attenuation and the factory calibration (`read_uv`).
 """
 
+import esp32
 import machine
 
 from goclockfw.board.mcu import McuBoard, load_board_file
@@ -14,6 +15,10 @@ from goclockfw.board.mcu import McuBoard, load_board_file
 
 class Esp32Board(McuBoard):
     family = "esp32"
+
+    def _flash(self):
+        # The partition MicroPython mounts as / (littlefs), as its _boot.py finds it.
+        return esp32.Partition.find(esp32.Partition.TYPE_DATA, label="vfs")[0]
 
     def _setup_battery(self, spec):
         if not isinstance(spec, dict):

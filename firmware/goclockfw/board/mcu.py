@@ -23,6 +23,7 @@ from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, EdgeRing
 from goclockfw.storage.fs import FS
 
 SERIAL_CHUNK = 256  # bytes taken from the USB line per loop iteration, at most
+SEND_PIECE = 64  # bytes handed to the line per write: one USB packet
 
 
 def load_board_file(path="board.json"):
@@ -46,6 +47,7 @@ class McuBoard:
         self.name = spec.get("board", self.family)
         self.notices = []  # what could not be started, for the app to log
         self.fs = FS("")
+        self.flash = self._flash()  # the file system's block device: the log chunks use it raw
         self.sounds = spec.get("sounds", "/sounds")
         self.ring = EdgeRing()
         self.display = None
@@ -55,7 +57,6 @@ class McuBoard:
         self._adc = None
         self._player = None
         self._i2s = None
-        self.dropped = 0  # serial writes dropped for want of room
         self._one = bytearray(1)
         self._chunk = bytearray(SERIAL_CHUNK)
         self._chunk_view = memoryview(self._chunk)
@@ -154,20 +155,31 @@ class McuBoard:
             return None
         return self._chunk_view[:n]
 
-    def write_serial(self, text):
-        # A host that stopped reading must not stall the loop (USB CDC waits for room):
-        # when the line cannot take anything, the text is dropped.
+    def serial_send(self, data):
+        """Write what the line takes now, without waiting; the count written.
+
+        A host that stopped reading must not stall the loop: USB CDC on the Pico waits
+        up to 500 ms for room, so only when the line says it has room, and only a
+        SEND_PIECE at a time (a full USB packet fits), is anything written; the
+        session keeps the rest (app/outbuf.py)."""
         ready = False
         for _ in self._poll_out.ipoll(0):
             ready = True
         if not ready:
-            self.dropped += 1
-            return
+            return 0
+        n = len(data)
+        if n > SEND_PIECE:
+            n = SEND_PIECE
         # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
         try:
-            self._out.write(text.encode() if isinstance(text, str) else text)
+            written = self._out.write(data[:n])
         except OSError:
-            pass  # no host listening: the clock goes on
+            return n  # no host listening: the bytes go nowhere, the clock goes on
+        return n if written is None else written
+
+    def _flash(self):
+        """The block device of the flash file system (hal_rp2, hal_esp32 say which)."""
+        return None
 
     def kbd_intr(self, enable):
         micropython.kbd_intr(3 if enable else -1)
@@ -196,6 +208,7 @@ class McuBoard:
     def ram_free(self):
         import gc
 
+        gc.collect()  # what is really free, not what awaits collection
         return gc.mem_free()
 
     # ----- display and sound -----------------------------------------------
@@ -204,8 +217,6 @@ class McuBoard:
         if not isinstance(spec, dict):
             return
         try:
-            import ssd1306  # type: ignore[import-not-found]  # micropython-lib, by `make flash`
-
             i2c = machine.I2C(
                 spec.get("i2c_id", 0),
                 sda=machine.Pin(spec["sda"]),
@@ -214,11 +225,17 @@ class McuBoard:
             )
             addr = spec.get("addr", 0x3C)
             if addr not in i2c.scan():
-                return  # no display wired: nothing to say
+                return  # no display wired: nothing to say (and no driver needed)
+        except (KeyError, ValueError, TypeError, OSError) as e:
+            self._note("display: %s" % e)
+            return
+        try:
+            import ssd1306  # type: ignore[import-not-found]  # micropython-lib: mip install ssd1306
+
             self.display = ssd1306.SSD1306_I2C(128, 64, i2c, addr=addr)
         except ImportError:
-            self._note("display: the ssd1306 driver is not installed")
-        except (KeyError, ValueError, TypeError, OSError) as e:
+            self._note("display: a display answers on I2C but the ssd1306 driver is not installed")
+        except (ValueError, TypeError, OSError) as e:
             self._note("display: %s" % e)
 
     def make_player(self, rate, volume):

@@ -27,6 +27,9 @@ class Rp2Board(McuBoard):
         self._last_sample = 0
         McuBoard.__init__(self, spec)
 
+    def _flash(self):
+        return rp2.Flash()  # the region MicroPython mounts as / (littlefs)
+
     def _setup_arbiter(self, spec):
         if spec == "bootsel":
             self._bootsel = True

@@ -2,8 +2,10 @@
 
 Set up by environment variables (tools/sim.py and the tests set them):
 
-  GOCLOCK_FLASH       directory standing for the flash (default ./sim-flash)
-  GOCLOCK_FLASH_KB    its size: writes beyond it fail as on a full flash (default: the disk)
+  GOCLOCK_FLASH       directory holding the flash image, flash.img (default ./sim-flash)
+  GOCLOCK_BOARD_FILE  a board file (boards/*.json) whose "flash" geometry the image has
+                      (default: the Pico's, 352 blocks of 4 KB, littlefs programs 256 B)
+  GOCLOCK_FLASH_KB    a smaller flash than the board's: a nearly full flash in tests
   GOCLOCK_SERIAL_FD   file descriptor of the serial line: the master side of
                       a pty, opened non-blocking by the launcher (none: no line)
   GOCLOCK_KEYS_FD     where the keys come from (default 0, stdin)
@@ -23,6 +25,10 @@ down until the next "h", "q" quits. A tap is TAP_MS long. Lines starting with
 The speaker, the display and the LED are JSON lines on stdout for the
 launcher: {"play": clip path}, {"beep": steps}, {"view": {...}}, {"led": 0|1}.
 tools/sim.py plays the clips with the PC's audio player and draws the view.
+
+The flash is a NOR flash image (flash.py) with the board's geometry, mounted with the
+unix port's own littlefs (os.VfsLfs2) at /flash: the storage code runs exactly as on a
+board, down to the raw programs of the log chunks.
 """
 
 import json
@@ -33,11 +39,15 @@ import time
 
 from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT, EdgeRing
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
-from goclockfw.desktop.parts import DesktopFS, DesktopPlayer
+from goclockfw.desktop.flash import NorFlash
+from goclockfw.desktop.parts import DesktopPlayer
+from goclockfw.storage.fs import FS
 
 TAP_MS = 80  # how long a key holds its button down
 KEYS = {ord("a"): LEFT, ord("l"): RIGHT, ord(" "): ARBITER}
-OUT_BUF = 8192  # bytes of serial output kept while the host is not reading
+MOUNT = "/flash"
+# The Pico's flash file system (MicroPython rp2: 1408 KB of 4 KB blocks, programs of 256 B).
+DEFAULT_FLASH = {"block_size": 4096, "blocks": 352, "progsize": 256, "readsize": 32}
 
 
 def _env_int(name, default):
@@ -49,8 +59,9 @@ def _env_int(name, default):
 
 
 def _repo_sounds():
+    # <repo>/firmware/goclockfw/desktop/board.py -> <repo>/sounds
     here = __file__ if "/" in __file__ else "./" + __file__
-    firmware = here.rsplit("/", 1)[0]
+    firmware = here.rsplit("/", 3)[0]
     return firmware + "/../sounds"
 
 
@@ -61,12 +72,7 @@ class DesktopBoard:
     def __init__(self):
         self.name = "desktop"
         self.notices = []
-        flash = os.getenv("GOCLOCK_FLASH") or "sim-flash"
-        try:
-            os.mkdir(flash)
-        except OSError:
-            pass
-        self.fs = DesktopFS(flash, 1024 * _env_int("GOCLOCK_FLASH_KB", 0))
+        self.flash, self.fs = _mount_flash()
         self.sounds = os.getenv("GOCLOCK_SOUNDS") or _repo_sounds()
         self.ring = EdgeRing()
         self.display = None
@@ -86,7 +92,6 @@ class DesktopBoard:
         self._keys = open(_env_int("GOCLOCK_KEYS_FD", 0), "rb")
         self._poll.register(self._keys, select.POLLIN)
         self._serial = None
-        self._out = bytearray()
         fd = _env_int("GOCLOCK_SERIAL_FD", -1)
         if fd >= 0:
             self._serial = open(fd, "r+b")
@@ -104,7 +109,6 @@ class DesktopBoard:
 
     def wait(self, ms):
         """Idle up to `ms`: sleeps on the keys and the serial line (virtual: jumps)."""
-        self._flush()
         if self.quit:
             return
         if self.virtual:
@@ -240,24 +244,15 @@ class DesktopBoard:
             n += 1
         return memoryview(self._chunk)[:n] if n else None
 
-    def write_serial(self, text):
+    def serial_send(self, data):
+        """Write what the line takes now, without waiting; the count written."""
         if self._serial is None:
-            return
-        data = text.encode() if isinstance(text, str) else text
-        if len(self._out) + len(data) > OUT_BUF:
-            return  # the host is not reading: drop whole lines, never block
-        self._out.extend(data)
-        self._flush()
-
-    def _flush(self):
-        if not self._out or self._serial is None:
-            return
+            return len(data)  # no line: the bytes go nowhere, as on a board without a host
         try:
-            n = self._serial.write(self._out)
+            n = self._serial.write(data)
         except OSError:
-            n = None
-        if n:
-            self._out = self._out[n:]
+            n = 0
+        return n or 0
 
     def kbd_intr(self, enable):
         # Only reported, not done: on the unix port kbd_intr(-1) restores the
@@ -297,6 +292,7 @@ class DesktopBoard:
     def ram_free(self):
         import gc
 
+        gc.collect()
         return gc.mem_free()
 
     def make_player(self, rate, volume):
@@ -306,7 +302,47 @@ class DesktopBoard:
         pass
 
     def close(self):
-        self._flush()
+        self.flash.close()
+
+
+def _board_flash():
+    path = os.getenv("GOCLOCK_BOARD_FILE")
+    geometry = dict(DEFAULT_FLASH)
+    if path:
+        try:
+            with open(path) as f:
+                geometry.update(json.load(f).get("flash", {}))
+        except (OSError, ValueError, AttributeError):
+            pass
+    kb = _env_int("GOCLOCK_FLASH_KB", 0)
+    if kb > 0:
+        geometry["blocks"] = kb * 1024 // geometry["block_size"]
+    return geometry
+
+
+def _mount_flash():
+    """(flash, FS): the image in GOCLOCK_FLASH, formatted on first use, mounted at /flash."""
+    import vfs  # MicroPython's file systems (1.23 and newer): its own littlefs
+
+    folder = os.getenv("GOCLOCK_FLASH") or "sim-flash"
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pass
+    g = _board_flash()
+    flash = NorFlash(g["block_size"], g["blocks"], folder + "/flash.img")
+    opts = {"progsize": g["progsize"], "readsize": g["readsize"]}
+    try:
+        fs = vfs.VfsLfs2(flash, **opts)  # type: ignore  # the stubs take it for a block device
+    except OSError:
+        vfs.VfsLfs2.mkfs(flash, **opts)  # type: ignore
+        fs = vfs.VfsLfs2(flash, **opts)  # type: ignore  # the stubs take it for a block device
+    try:
+        vfs.umount(MOUNT)
+    except OSError:
+        pass
+    vfs.mount(fs, MOUNT)
+    return flash, FS(MOUNT)
 
 
 def make_board(path=None):

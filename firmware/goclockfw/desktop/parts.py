@@ -1,16 +1,11 @@
-"""The desktop board's stand-ins for the speaker and the flash (desktop/board.py uses them).
+"""The desktop board's speaker (desktop/board.py uses it; the flash is desktop/flash.py).
 
-The speaker tells the launcher (tools/sim.py) which clip to play, as a JSON
-line on stdout, and is busy for the clip's length, read from its WAV header,
-so the announcer queues and cuts calls as on a board. The flash is a
-directory; GOCLOCK_FLASH_KB makes it as small as a board's, and a write past
-that fails with ENOSPC, as a full littlefs does.
+The speaker tells the launcher (tools/sim.py) which clip to play, as a JSON line on
+stdout, and is busy for the clip's length, read from its WAV header, so the announcer
+queues and cuts calls as on a board.
 """
 
-import os
-
 from goclockfw.core.ticks import ticks_add, ticks_diff
-from goclockfw.storage.fs import ENOSPC, FS
 
 
 class DesktopPlayer:
@@ -61,58 +56,3 @@ class DesktopPlayer:
             self.error = "%s: %s" % (path, e)
             return -1
         return size * 1000 // (rate * width * channels)
-
-
-class _QuotaFile:
-    """A file open for writing on a flash of limited size: a write past the end fails."""
-
-    def __init__(self, f, fs):
-        self._f = f
-        self._fs = fs
-
-    def write(self, data, n=None):
-        size = len(data) if n is None else n
-        if self._fs.used + size > self._fs.quota:
-            raise OSError(ENOSPC)
-        self._fs.used += size
-        return self._f.write(data) if n is None else self._f.write(data, n)
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self._f.close()
-
-
-class DesktopFS(FS):
-    """The flash as a directory; GOCLOCK_FLASH_KB makes it as small as a board's (full: ENOSPC)."""
-
-    def __init__(self, root, quota):
-        FS.__init__(self, root)
-        self.quota = quota
-        self.used = 0
-
-    def _du(self, path):
-        total = 0
-        for entry in os.ilistdir(path):
-            name, kind = entry[0], entry[1]
-            if kind == 0x4000:
-                total += self._du(path + "/" + name)
-            else:
-                total += os.stat(path + "/" + name)[6]
-        return total
-
-    def open(self, name, mode="r"):
-        f = FS.open(self, name, mode)
-        if self.quota <= 0 or ("w" not in mode and "a" not in mode):
-            return f
-        self.used = self._du(self.path(""))
-        return _QuotaFile(f, self)
-
-    def free(self):
-        if self.quota <= 0:
-            return FS.free(self)
-        return self.quota - self._du(self.path(""))

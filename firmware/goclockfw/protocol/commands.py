@@ -266,7 +266,7 @@ class Protocol:
         preset = want_int(req, "preset", 0, 1000)
         if preset is not None and preset >= len(self.app.get_presets()):
             raise RequestError("no preset %d" % preset)
-        self.app.reset(preset)
+        self.app.reset(None if preset is None else preset + 1)  # the app counts from 1
         st = self.app.status()
         return {"state": st["state"], "time_control": st["time_control"]}
 

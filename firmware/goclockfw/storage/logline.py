@@ -73,7 +73,8 @@ def verify(lines):
     """Check a log given as lines (bytes or str, newlines optional).
 
     Returns {"ok": bool, "records": [dicts of the good lines, "c" removed],
-    "errors": [(line number from 1, message)], "torn": bool}. After a bad
+    "errors": [(line number from 1, message)], "torn": bool}. Lines of dots are
+    progress marks, not records: skipped. After a bad
     line the chain goes on from the checksum that line claims, so one damaged
     record does not hide the rest. "torn" means the only bad line is the last
     one: a record cut by a power loss while it was being written.
@@ -90,6 +91,8 @@ def verify(lines):
             b = b[:-1]
         if b[-1:] == b"\r":
             b = b[:-1]
+        if b and not b.strip(b"."):
+            continue  # a line of progress marks (storage/journal.py): no record, no checksum
         try:
             rec, prev = check_line(b, prev)
             records.append(rec)

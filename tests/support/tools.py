@@ -1,0 +1,20 @@
+"""The project's tools/ scripts as modules, for the tests that run what a benchmark runs.
+
+tools/ is not a package (its scripts are run as `python tools/x.py`), so they are loaded
+here by file name: no sys.path entry is added.
+"""
+
+import importlib.util
+import os
+
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "tools")
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_heap = _load("bench_heap")
