@@ -279,8 +279,8 @@ def test_calls_are_spoken_at_their_deadlines(tmp_path):
 
 
 def test_full_flash_never_stops_the_clock(tmp_path):
-    """A 96 KB flash: old games are dropped to make room; the clock goes on."""
-    fw = boot(tmp_path, env={"GOCLOCK_FLASH_KB": "96"})
+    """A 64 KB flash: old games are dropped to make room; the clock goes on."""
+    fw = boot(tmp_path, env={"GOCLOCK_FLASH_KB": "64"})
     out = []
     try:
         tc = {"type": "fischer", "main": 600, "increment": 5}
@@ -289,7 +289,7 @@ def test_full_flash_never_stops_the_clock(tmp_path):
             fw.request({"cmd": "pause"})
             assert fw.request({"cmd": "reset"})["ok"]
             fw.keys("l")
-            fw.wait(200)
+            out += fw.wait(200)
             for move in range(100):
                 fw.keys("a" if move % 2 == 0 else "l")
                 out += fw.wait(200)

