@@ -53,6 +53,7 @@ class FakeApp:
             "flash_free": self.logs.fs.free(),
             "ram_free": 0,
             "battery_mv": None,
+            "voices": ["zh"],
         }
 
     def status(self):
@@ -87,6 +88,8 @@ class FakeApp:
             raise ValueError(self.clock.reason)
 
     def reset(self, preset):
+        if self.clock.state == gameclock.RUNNING:
+            raise ValueError("a clock is running: pause it first")
         tc = self.store.config["time_control"]
         if preset is not None:
             tc = self.store.presets[preset]["time_control"]
@@ -103,6 +106,17 @@ class FakeApp:
         if ok:
             self._checkpoint()
         return ok, (None if ok else c.reason)
+
+    def late(self, side):
+        return self._accepted(self.clock.late(self.now, side))
+
+    def arrive(self, side):
+        return self._accepted(self.clock.arrive(self.now, side))
+
+    def _accepted(self, ok):
+        if ok:
+            self._checkpoint()
+        return ok, (None if ok else self.clock.reason)
 
     def time_set(self, side, main_ms, periods, period_ms, moves):
         self.clock.adjust(side, main_ms, periods, period_ms, moves, now=self.now)

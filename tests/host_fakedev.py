@@ -31,7 +31,7 @@ class FakeClock:
         }
         self.presets = []
         self.logs = {}  # game -> bytes
-        self.protocol = 1
+        self.protocol = 2
         self.mode = "normal"  # normal | garbage | silent | banner
         self.cut_after = None  # bytes of log data served before the line drops
         self.served = 0
@@ -197,10 +197,10 @@ class FakeClock:
     def cmd_reset(self, req):
         self.state, self.turn, self.moves = "idle", None, 0
         tc = self.config["time_control"]
-        if "preset" in req:
-            if req["preset"] >= len(self.presets):
+        if "preset" in req:  # numbered from 1
+            if not 1 <= req["preset"] <= len(self.presets):
                 raise ValueError("no preset %d" % req["preset"])
-            tc = self.presets[req["preset"]]["time_control"]
+            tc = self.presets[req["preset"] - 1]["time_control"]
         return {"state": self.state, "time_control": tc}
 
     def cmd_logs_list(self, req):

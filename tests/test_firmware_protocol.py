@@ -11,6 +11,7 @@ import json
 import random
 
 from firmware_helpers import boot, set_tc, status
+from goclockfw.protocol.commands import PROTOCOL_VERSION
 from goclockfw.storage.gamelog import verify_bytes
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
@@ -20,7 +21,7 @@ def test_every_command_over_the_pty(tmp_path):
     fw = boot(tmp_path)
     try:
         info = fw.request({"cmd": "info"})
-        assert info["ok"] and info["protocol"] == 1 and info["board"] == "desktop"
+        assert info["ok"] and info["protocol"] == PROTOCOL_VERSION and info["board"] == "desktop"
         assert info["flash_free"] > 0 and info["ram_free"] > 0 and info["battery_mv"] is None
         set_tc(fw, TC)
         assert fw.request({"cmd": "config.get"})["config"]["time_control"]["main"] == 60
@@ -53,7 +54,8 @@ def test_every_command_over_the_pty(tmp_path):
         kinds = {e["event"] for e in events}
         assert {"pause", "resume", "adjust", "status"} <= kinds
         game = status(fw)["game"]
-        r = fw.request({"cmd": "reset", "preset": 2})
+        assert fw.request({"cmd": "pause"})["state"] == "paused"  # reset refuses a running clock
+        r = fw.request({"cmd": "reset", "preset": 3})  # numbered from 1: the third
         assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
         logs = fw.request({"cmd": "logs.list"})["logs"]
         assert [g["game"] for g in logs] == [game]

@@ -112,7 +112,7 @@ def test_reset_to_a_preset_by_name(fake, capsys):
     assert [p["name"] for p in fake.presets] == ["cn-national", "fast"]
     rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "fast")
     assert rc == 0 and "byo 30m+3x30s" in out
-    assert fake.requests[-1]["preset"] == 1
+    assert fake.requests[-1]["preset"] == 2  # numbered from 1
     rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "nope")
     one_line_error(rc, err, "the clock has no preset 'nope'")
 

@@ -23,16 +23,12 @@ from mpy_helpers import ENV, driver_path
 
 DRIVER = """
 import sys
-from goclockfw.storage.fs import FS
-from fake_app import FakeApp
-from goclockfw.protocol.commands import Protocol
+from protocol_support import make_device
 out = sys.stdout.buffer
 def send(text):
     out.write(text.encode() if isinstance(text, str) else text)
     out.write(b"\\n")
-app = FakeApp(FS(sys.argv[1]))
-proto = Protocol(app, send)
-app.protocol = proto
+app, proto, _ = make_device(sys.argv[1], send)
 inp = sys.stdin.buffer
 while True:
     b = inp.read(1)
@@ -102,7 +98,7 @@ def line(micropython, tmp_path):
 
 def test_every_command_over_the_pty(line):
     r = line.ask({"id": 1, "cmd": "info"})
-    assert r["ok"] and r["protocol"] == 1
+    assert r["ok"] and r["protocol"] == 2
     assert line.ask({"id": 2, "cmd": "watch", "on": True})["on"] is True
     # the event lines a request causes come before its reply
     assert line.ask({"id": 3, "cmd": "press", "side": "white"})["accepted"] is True
@@ -123,7 +119,10 @@ def test_every_command_over_the_pty(line):
     assert line.ask({"id": 11, "cmd": "config.get"})["config"]["volume"] == 7
     presets = line.ask({"id": 12, "cmd": "presets.get"})["presets"]
     assert line.ask({"id": 13, "cmd": "presets.set", "presets": presets[:2]})["ok"]
-    r = line.ask({"id": 14, "cmd": "reset", "preset": 1})
+    r = line.ask({"id": 14, "cmd": "reset", "preset": 2})
+    assert r["ok"] is False and r["error"] == "a clock is running: pause it first"
+    assert line.ask({"id": 14, "cmd": "pause"})["state"] == "paused"
+    r = line.ask({"id": 14, "cmd": "reset", "preset": 2})
     assert r["state"] == "idle" and r["time_control"] == presets[1]["time_control"]
     assert (
         line.ask({"id": 15, "cmd": "config.set", "config": {"volume": 1}})["config"]["volume"] == 1

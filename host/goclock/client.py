@@ -11,7 +11,7 @@ import json
 
 from .errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError
 
-PROTOCOL = 1
+PROTOCOL = 2  # firmware/goclockfw/protocol/commands.py PROTOCOL_VERSION
 MAX_REQUEST = 1024
 DEFAULT_TIMEOUT = 3.0
 
@@ -112,7 +112,7 @@ class Client:
         proto = info.get("protocol")
         if proto != PROTOCOL:
             if isinstance(proto, int) and proto > PROTOCOL:
-                fix = "update this host tool (git pull; pip install -e host)"
+                fix = "update this host tool (git pull, then pip install -e . in the repository)"
             else:
                 fix = "update the clock's firmware (goclock deploy --board ...)"
             raise GoclockError(

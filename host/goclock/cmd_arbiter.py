@@ -65,11 +65,11 @@ def do_reset(args):
 
 
 def _preset_index(clock, preset):
-    """A preset given by its number or its name on the clock."""
+    """A preset given by its number (from 1, as the clock announces it) or its name."""
     if preset.isdigit():
         return int(preset)
     names = [p.get("name", "") for p in clock.request("presets.get")["presets"]]
-    for i, name in enumerate(names):
+    for i, name in enumerate(names, 1):
         if name.lower() == preset.lower():
             return i
     raise GoclockError(
