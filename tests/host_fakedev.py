@@ -38,6 +38,7 @@ class FakeClock:
         self.events_on_watch = []
         self.after = []
         self.requests = []
+        self.lines = []  # every line received, as bytes
         self.master, self.slave = pty.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
@@ -73,6 +74,9 @@ class FakeClock:
             buf += chunk
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
+                self.lines.append(line)
+                if not line:
+                    continue  # as the clock does: an empty line gets no reply
                 if self._answer(line) == "drop":
                     os.close(self.master)
                     return

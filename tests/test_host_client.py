@@ -24,7 +24,7 @@ def fake():
 @pytest.fixture
 def client(fake):
     transport = SerialTransport(fake.path)
-    yield Client(transport, timeout=2.0)
+    yield Client(transport, timeout=2.0, first_id=1)
     transport.close()
 
 

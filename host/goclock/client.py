@@ -4,10 +4,18 @@ See docs/protocol.md. A request is one JSON line of at most 1024 bytes; the repl
 id back. Lines with `"event"` arrive in between while `watch` is on; they are queued and read
 with `next_event()`. A refused request (`"ok": false`) becomes a `DeviceError`, a device that
 answers lines that are not JSON becomes a `ProtocolError`, silence a `DeviceTimeout`.
+
+A connection starts with `open_line()`: a bare newline, which ends whatever half line an
+earlier client left when it died mid-request, so that our first request is read whole. The
+clock answers that half line (with a null id, as a line it could not read) before it answers
+us, so until our first reply arrives, null-id errors are stale and skipped; so are replies
+with an id we did not send. Ids start at a random number per connection, so a late reply to
+a dead client's request is not taken for ours.
 """
 
 import collections
 import json
+import random
 
 from .errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError
 
@@ -19,12 +27,18 @@ DEFAULT_TIMEOUT = 3.0
 class Client:
     """Talks the goclock protocol over a transport with `write_line` and `read_line`."""
 
-    def __init__(self, transport, timeout=DEFAULT_TIMEOUT):
+    def __init__(self, transport, timeout=DEFAULT_TIMEOUT, first_id=None):
         self.transport = transport
         self.timeout = timeout
         self.events = collections.deque()
         self.info = None  # the `info` reply, once check_firmware() has run
-        self._next_id = 1
+        self._next_id = random.randrange(1, 1 << 30) if first_id is None else first_id
+        self._stale_window = False  # between open_line() and our first reply
+
+    def open_line(self):
+        """Start the connection: a newline ends any half line a dead client left behind."""
+        self.transport.write_line("")
+        self._stale_window = True
 
     @property
     def name(self):
@@ -74,10 +88,13 @@ class Client:
                 garbage = garbage or json.dumps(msg)[:60]
                 continue
             if msg["id"] is None and msg["ok"] is False:
+                if self._stale_window:
+                    continue  # the answer to a half line our opening newline ended
                 # The device could not read our request at all (see the protocol).
                 raise DeviceError(cmd, msg.get("error", "unreadable request"))
             if msg["id"] != req_id:
-                continue  # a late reply to an earlier request that timed out
+                continue  # a late reply to an earlier request, or to another client's
+            self._stale_window = False
             if msg["ok"] is not True:
                 raise DeviceError(cmd, str(msg.get("error") or "no reason given"))
             reply = dict(msg)

@@ -24,7 +24,9 @@ def probe(port, timeout=PROBE_TIMEOUT):
         return None, str(exc)
     try:
         transport.discard_input()
-        info = Client(transport, timeout=timeout).request("info")
+        client = Client(transport, timeout=timeout)
+        client.open_line()
+        info = client.request("info")
         if "protocol" not in info:
             return None, "answers, but not as a goclock"
         return info, "goclock"
@@ -70,6 +72,7 @@ def connect(port=None, timeout=None):
     try:
         client = Client(transport) if timeout is None else Client(transport, timeout)
         transport.discard_input()
+        client.open_line()
         client.check_firmware()
         yield client
     finally:
