@@ -32,6 +32,8 @@ class FakeClock:
         self.presets = []
         self.logs = {}  # game -> bytes
         self.protocol = 2
+        self.voices = ["zh", "ja"]
+        self.absent = set()
         self.mode = "normal"  # normal | garbage | silent | banner
         self.cut_after = None  # bytes of log data served before the line drops
         self.served = 0
@@ -128,6 +130,12 @@ class FakeClock:
         }
 
     def cmd_info(self, req):
+        info = self._info()
+        if self.voices is None:  # firmware that does not list its voice packs
+            del info["voices"]
+        return info
+
+    def _info(self):
         return {
             "version": "0.1.0-fake",
             "protocol": self.protocol,
@@ -135,6 +143,7 @@ class FakeClock:
             "flash_free": 800000,
             "ram_free": 150000,
             "battery_mv": None,
+            "voices": list(self.voices or ()),
         }
 
     def cmd_status(self, req):
@@ -186,6 +195,18 @@ class FakeClock:
             return {"accepted": True}
         return {"accepted": False, "reason": "not your clock"}
 
+    def cmd_late(self, req):
+        if self.moves or self.state == "ended":
+            return {"accepted": False, "reason": "lateness is only marked at the start of the game"}
+        self.absent.add(req["side"])
+        return {"accepted": True}
+
+    def cmd_arrive(self, req):
+        if req["side"] not in self.absent:
+            return {"accepted": False, "reason": "this side was not marked late"}
+        self.absent.discard(req["side"])
+        return {"accepted": True}
+
     def cmd_time_set(self, req):
         if self.state == "running":
             raise ValueError("clock is running: pause it first")
@@ -199,6 +220,8 @@ class FakeClock:
         return dict(side)
 
     def cmd_reset(self, req):
+        if self.state == "running":
+            raise ValueError("a clock is running: pause it first")
         self.state, self.turn, self.moves = "idle", None, 0
         tc = self.config["time_control"]
         if "preset" in req:  # numbered from 1

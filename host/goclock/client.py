@@ -17,7 +17,7 @@ import collections
 import json
 import random
 
-from .errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError
+from .errors import DeviceError, DeviceTimeout, ProtocolError, UsageError
 
 PROTOCOL = 2  # firmware/goclockfw/protocol/commands.py PROTOCOL_VERSION
 MAX_REQUEST = 1024
@@ -48,18 +48,32 @@ class Client:
         """Send `cmd` with `args`; return the reply's fields (without `id` and `ok`)."""
         req_id = self._next_id
         self._next_id += 1
+        if cmd == "config.set":
+            self._check_voice(args.get("config"))
         msg = dict(args)
         msg["id"] = req_id
         msg["cmd"] = cmd
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
         size = len(line.encode("utf-8")) + 1
         if size > MAX_REQUEST:
-            raise GoclockError(
+            raise UsageError(
                 "the %s request is %d bytes, over the clock's limit of %d: send less at once"
                 % (cmd, size, MAX_REQUEST)
             )
         self.transport.write_line(line)
         return self._await_reply(cmd, req_id, self.timeout if timeout is None else timeout)
+
+    def _check_voice(self, config):
+        """Refuse a voice pack the clock does not have (its `info` lists them), before the
+        clock stores a config that would leave it silent."""
+        voices = (self.info or {}).get("voices")
+        if not isinstance(config, dict) or "voice" not in config or not isinstance(voices, list):
+            return  # nothing to check, or firmware that does not say what it has
+        if config["voice"] not in voices:
+            raise UsageError(
+                "the clock has no voice pack %r (it has: %s): put it there first with "
+                "goclock voice push DIR" % (config["voice"], ", ".join(voices) or "none")
+            )
 
     def _await_reply(self, cmd, req_id, timeout):
         garbage = None
@@ -132,7 +146,7 @@ class Client:
                 fix = "update this host tool (git pull, then pip install -e . in the repository)"
             else:
                 fix = "update the clock's firmware (goclock deploy --board ...)"
-            raise GoclockError(
+            raise ProtocolError(
                 "%s runs goclock firmware %s speaking protocol %r, but this goclock speaks "
                 "protocol %d: %s" % (self.name, info.get("version", "?"), proto, PROTOCOL, fix)
             )

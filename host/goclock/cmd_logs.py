@@ -10,7 +10,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, Trans
 from rich.table import Table
 
 from . import device, logpull, report, sgf_merge, ui
-from .errors import GoclockError
+from .errors import DeviceIOError, UsageError
 from .gamerecord import LEFT_FIELDS, GameRecord
 
 
@@ -58,13 +58,13 @@ def do_pull(args):
             games = on_clock
         elif args.game is not None:
             if args.game not in on_clock:
-                raise GoclockError(
+                raise UsageError(
                     "the clock has no game %d (it has: %s)" % (args.game, _ids(on_clock))
                 )
             games = [args.game]
         else:
             if not on_clock:
-                raise GoclockError("the clock has no game logs")
+                raise UsageError("the clock has no game logs")
             games = [on_clock[-1]]
         with _progress(args.json) as bar:
             for game in games:
@@ -94,7 +94,7 @@ def do_pull(args):
     if args.json:
         ui.print_json(results)
     if altered:
-        raise GoclockError("; ".join(altered))
+        raise DeviceIOError("; ".join(altered))  # the clock's own copy is damaged
     return 0
 
 
@@ -117,7 +117,7 @@ def do_verify(args):
     else:
         print("%s: %s" % (args.game, record.verdict))
     if not record.ok:
-        raise GoclockError("%s cannot be trusted: %s" % (args.game, record.verdict))
+        raise UsageError("%s cannot be trusted: %s" % (args.game, record.verdict))
     return 0
 
 
@@ -129,7 +129,7 @@ def load_record(args):
         with device.connect(args.port, args.timeout) as clock:
             record = GameRecord(logpull.read_all(clock, int(args.game)), "game %s" % args.game)
     else:
-        raise GoclockError(
+        raise UsageError(
             "%s is neither a log file nor a game number (goclock logs list)" % args.game
         )
     if not record.ok:
@@ -194,10 +194,17 @@ def do_export(args):
             with open(args.output, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         except OSError as exc:
-            raise GoclockError("cannot write %s: %s" % (args.output, exc.strerror or exc)) from None
+            raise DeviceIOError(
+                "cannot write %s: %s" % (args.output, exc.strerror or exc)
+            ) from None
         print(
-            "game %s: %d records, %d moves -> %s"
-            % (record.game, len(record.records), len(record.moves), args.output),
+            "game %s: %s, %s -> %s"
+            % (
+                record.game,
+                ui.plural(len(record.records), "record"),
+                ui.plural(len(record.moves), "move"),
+                args.output,
+            ),
             file=sys.stderr,
         )
     else:
@@ -208,7 +215,8 @@ def do_export(args):
 def do_sgf(args):
     record = load_record(args)
     result = sgf_merge.merge_file(record, args.merge, args.output)
-    print("%s: times of %d moves written (game %s)" % (args.output, result["timed"], record.game))
+    timed = ui.plural(result["timed"], "move")
+    print("%s: times of %s written (game %s)" % (args.output, timed, record.game))
     if result["mismatch"]:
         print("goclock: warning: %s" % result["mismatch"], file=sys.stderr)
     return 0

@@ -22,7 +22,7 @@ import time
 
 import serial
 
-from .errors import DeviceTimeout, ProtocolError, TransportError
+from .errors import DeviceTimeout, NoClockError, ProtocolError, TransportError
 
 try:
     import termios
@@ -95,7 +95,7 @@ class SerialTransport:
                     "open; close it and try again" % url
                 ) from None
             if getattr(exc, "errno", None) == errno.ENOENT or "No such file" in str(exc):
-                raise TransportError(
+                raise NoClockError(
                     "no such serial device: %s (is the clock plugged in? `goclock ports` lists "
                     "the ports)" % url
                 ) from None
