@@ -273,8 +273,14 @@ class _Recorder:
         self.clock = None
 
     def on_clock(self, kind, side, tick, value):
-        left = self.clock.side_status(side, tick) if kind == "press" else None
+        left = None
+        if kind == "press":  # its number (from 1), then the side's status, as events.py writes
+            st = self.clock.side_status(side, tick)
+            left = [("move", self.clock.moves_made)] + [(k, st[k]) for k in STATUS if k in st]
         self.events.append((kind, side, tick, value, left))
+
+
+STATUS = ("main_ms", "flagged", "periods", "moves", "period_ms")
 
 
 def game_log(directory, time_control, presses, pause=None):
@@ -282,8 +288,8 @@ def game_log(directory, time_control, presses, pause=None):
 
     `presses` is a list of (t_ms, side) with side 0/1; the game starts at 0 with Black.
     `pause` is an optional (t_pause, t_resume), both before the next press. Each press record
-    carries the side's status beside it (main_ms, flagged, periods/period_ms or
-    moves/period_ms), as firmware/goclockfw/app/app.py logs it.
+    carries its move number and the side's status beside it (main_ms, flagged,
+    periods/period_ms or moves/period_ms), as firmware/goclockfw/app/app.py logs it.
     """
     from goclockfw.core import gameclock, timecontrol
     from goclockfw.storage import gamelog

@@ -1,4 +1,9 @@
-"""`goclock logs ...`: list, pull and verify, export (JSON/CSV), merge into SGF, report."""
+"""`goclock logs ...`: list, pull and verify, export (JSON/CSV), merge into SGF, report.
+
+A log is judged by its checksum chain (gamerecord.py) and by its sequence (logcheck.py: time
+never goes back, moves numbered without gaps or repeats); `verify`, `pull` and the warning of
+the other commands say both, naming the lines.
+"""
 
 import csv
 import io
@@ -9,7 +14,7 @@ import sys
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
-from . import device, logpull, report, sgf_merge, ui
+from . import device, logcheck, logpull, report, sgf_merge, ui
 from .errors import DeviceIOError, UsageError
 from .gamerecord import LEFT_FIELDS, GameRecord
 
@@ -79,9 +84,10 @@ def do_pull(args):
                 results.append(res)
     altered = []
     for res in results:
-        record = GameRecord.from_file(res["path"])
-        res.update(ok=record.ok, torn=record.torn, errors=record.errors, verdict=record.verdict)
-        if not record.ok and not (record.torn and res["running"]):
+        record = logcheck.Check(GameRecord.from_file(res["path"]))
+        res.update(record.as_json())
+        # A running game's log may end in a record still being written: not damage.
+        if not record.ok and not (record.torn and not record.problems and res["running"]):
             altered.append("game %d: %s" % (res["game"], record.verdict))
         if not args.json:
             how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
@@ -103,17 +109,9 @@ def _ids(games):
 
 
 def do_verify(args):
-    record = GameRecord.from_file(args.game)
+    record = logcheck.Check(GameRecord.from_file(args.game))
     if args.json:
-        ui.print_json(
-            {
-                "file": args.game,
-                "ok": record.ok,
-                "torn": record.torn,
-                "errors": record.errors,
-                "verdict": record.verdict,
-            }
-        )
+        ui.print_json(dict(record.as_json(), file=args.game))
     else:
         print("%s: %s" % (args.game, record.verdict))
     if not record.ok:
@@ -132,8 +130,9 @@ def load_record(args):
         raise UsageError(
             "%s is neither a log file nor a game number (goclock logs list)" % args.game
         )
-    if not record.ok:
-        print("goclock: warning: %s: %s" % (record.name, record.verdict), file=sys.stderr)
+    check = logcheck.Check(record)
+    if not check.ok:
+        print("goclock: warning: %s: %s" % (record.name, check.verdict), file=sys.stderr)
     return record
 
 
@@ -171,12 +170,7 @@ def _csv_text(record):
 def export_json(record):
     return {
         "game": record.game,
-        "verified": {
-            "ok": record.ok,
-            "torn": record.torn,
-            "errors": record.errors,
-            "verdict": record.verdict,
-        },
+        "verified": logcheck.Check(record).as_json(),
         "time_control": record.time_control,
         "moves": record.moves,
         "records": record.records,
@@ -230,7 +224,7 @@ def do_report(args):
                 "game": record.game,
                 "summary": report.summary(record),
                 "moves": record.moves,
-                "verdict": record.verdict,
+                "verdict": logcheck.Check(record).verdict,
             }
         )
     else:
