@@ -243,7 +243,7 @@ def test_watch_prints_events_and_leaves_on_ctrl_c(fake, capsys):
 
     assert cmd_device.do_watch(args, now=now) == 0
     out = capsys.readouterr().out
-    assert "black: “30秒”" in out and "black 0:00.0  5 × 0:25" in out
+    assert "1:35  Black: “30秒”" in out and "black 0:00.0  5 × 0:25" in out
     assert fake.requests[-1]["cmd"] == "watch" and fake.requests[-1]["on"] is False
 
 

@@ -16,6 +16,10 @@ ffplay when one is installed. Without a terminal on stdin: a short scripted
 demo game in virtual time, printing what the clock says.
 
     python tools/sim.py [--flash DIR] [--demo]
+
+Two simulated clocks on one flash directory would write the same config and game logs at
+once, so the flash directory is locked (flock on DIR/.sim.lock) while a clock uses it; a
+second `make sim` on it stops with a clear message instead.
 """
 
 import argparse
@@ -186,6 +190,32 @@ class Firmware:
             self.slave = None
 
 
+class FlashBusy(Exception):
+    """Another simulator holds the flash directory."""
+
+
+def lock_flash(flash):
+    """Lock the flash directory for this process; the returned file holds the lock (keep it
+    open). Raises FlashBusy, naming the holder's pid, when another process has it."""
+    os.makedirs(flash, exist_ok=True)
+    f = open(os.path.join(flash, ".sim.lock"), "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise FlashBusy(
+            "another simulated clock (pid %s) is using the flash directory %s: stop it first, "
+            "or give this one its own with --flash DIR" % (holder, flash)
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write("%d\n" % os.getpid())
+    f.flush()
+    return f
+
+
 def _parse(line):
     try:
         return json.loads(line.decode("utf-8", "replace"))
@@ -238,7 +268,14 @@ def main(argv=None):
         return sim_demo.run(Firmware)
     import sim_screen
 
-    return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    try:
+        lock = lock_flash(args.flash)
+    except FlashBusy as exc:
+        raise SystemExit("sim: %s" % exc) from None
+    try:
+        return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    finally:
+        lock.close()
 
 
 if __name__ == "__main__":

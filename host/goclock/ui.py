@@ -92,7 +92,7 @@ def status_line(st):
     parts = [st.get("state", "?")]
     if turn:
         parts.append("%s to move" % turn)
-    parts.append("move %s" % st.get("moves", 0))
+    parts.append("%s played" % plural(st.get("moves", 0), "move"))
     return "%s  |  black %s  |  white %s" % (
         ", ".join(parts),
         side_text(st.get("black")),
