@@ -318,3 +318,9 @@ def test_bad_request_lines_under_micropython(micropython, tmp_path):
         assert r["same"], line
     assert out[-2]["error"] == "unknown command 'paus\u00e9'"
     assert out[-1]["error"] == "unknown command '\u4e2d\U0001f600'"
+
+
+def test_a_str_line_with_a_lone_surrogate(tmp_path):
+    app, proto, _ = make_device(tmp_path)
+    r = json.loads(proto.handle_line('{"id":1,"cmd":"\ud800"}'))
+    assert r == {"id": None, "ok": False, "error": "bad JSON: invalid UTF-8"}

@@ -145,7 +145,10 @@ class Protocol:
         rid = None
         try:
             if isinstance(line, str):
-                line = line.encode()
+                try:
+                    line = line.encode()
+                except UnicodeError:  # a str holding lone surrogates (CPython callers only)
+                    return _error(None, "bad JSON: invalid UTF-8")
             if len(line) > MAX_LINE or (len(line) == MAX_LINE and line[-1:] != b"\n"):
                 return _error(None, "request line over %d bytes" % MAX_LINE)
             try:
