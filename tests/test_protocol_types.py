@@ -1,20 +1,27 @@
 """Every field of every command, given JSON of any type: never `internal error`, and a refused
 request changes nothing, on CPython and under the MicroPython unix port.
 
-Hypothesis (derandomized) writes requests for the whole command table, each argument either
-any JSON value or one that is nearly right (a time control of the right shape with one field
-of the wrong type, ...). They run in one sequence against one clock; before each, the clock
-is steered in turn to a running, a paused and an idle game, so every command meets every
-state whatever hypothesis draws. The sequence, steering included, is then replayed under
-MicroPython and every reply compared with CPython's.
+Hypothesis (derandomized) writes two kinds of requests for the whole command table:
+- targeted: a request whose arguments all have the right kind, down to every field of a
+  config or a preset (shapes.py's tables), but one, which gets a value of another kind: the
+  refusal must name that field. Every field gets one such request as an explicit example,
+  and hypothesis draws more;
+- random: each argument any JSON value or one that is nearly right (a time control of the
+  right shape with fields of any type), some of them valid by chance.
+They run in one sequence against one clock; before each, the clock is steered to a running,
+a paused or an idle game, whichever this command has met least, and explicit examples give
+every command three turns, so every command meets every state whatever hypothesis draws.
+The sequence, steering included, is then replayed under MicroPython and every reply
+compared with CPython's.
 """
 
+import copy
 import json
 import math
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from goclockfw.protocol import shapes, strictjson
@@ -100,6 +107,128 @@ ARGS = {
 def test_the_table_covers_every_command(tmp_path):
     app, proto, _ = make_device(tmp_path)
     assert set(ARGS) == set(proto._cmds)
+    assert {cmd for cmd in ARGS if ARGS[cmd]} == set(BASES)
+
+
+# -- targeted: one field of the wrong kind -------------------------------------------------
+
+ARRAY = "an array"
+NULL = "null"
+# A value of the right kind for each field name of shapes.py's tables.
+VALID = {
+    "type": "byoyomi",
+    "main": 600,
+    "periods": 3,
+    "period": 30,
+    "moves": 10,
+    "increment": 5,
+    "delay": 5,
+    "carry": False,
+    "mode": "simple",
+    "calls": "cn",
+    "first": "black",
+    "late_limit": 900,
+    "left": "black",
+    "volume": 5,
+    "voice": "zh",
+    "battery_low_mv": 3500,
+    "name": "mine",
+}
+
+
+def filled(table):
+    """An object with every field of a shapes.py table, each of the right kind."""
+    return {k: filled(sub) if isinstance(sub, tuple) else VALID[k] for k, sub in table}
+
+
+def field_paths(table, prefix=()):
+    """(keys, kind) of every field of a table, the nested ones too."""
+    out = []
+    for k, sub in table:
+        out.append((prefix + (k,), shapes.OBJECT if isinstance(sub, tuple) else sub))
+        if isinstance(sub, tuple):
+            out += field_paths(sub, prefix + (k,))
+    return out
+
+
+# Each command with arguments: a request with all of them of the right kind, and their kinds
+# (optional ones, which null leaves out, marked with a "?").
+BASES = {
+    "config.set": ({"config": filled(shapes.CONFIG)}, {"config": shapes.OBJECT}),
+    "presets.set": ({"presets": [filled(shapes.PRESET)]}, {"presets": ARRAY}),
+    "logs.get": (
+        {"game": 1, "offset": 0, "length": 10},
+        {"game": shapes.NUMBER, "offset": "?" + shapes.NUMBER, "length": "?" + shapes.NUMBER},
+    ),
+    "logs.clear": ({"game": 1}, {"game": "?" + shapes.NUMBER}),
+    "watch": ({"on": False}, {"on": shapes.BOOL}),
+    "time.set": (
+        {"side": "black", "main": 10, "period": 10, "periods": 1, "moves": 1},
+        {
+            "side": shapes.STRING,
+            "main": "?" + shapes.NUMBER,
+            "period": "?" + shapes.NUMBER,
+            "periods": "?" + shapes.NUMBER,
+            "moves": "?" + shapes.NUMBER,
+        },
+    ),
+    "reset": ({"preset": 1}, {"preset": "?" + shapes.NUMBER}),
+    "press": ({"side": "black"}, {"side": shapes.STRING}),
+    "late": ({"side": "black"}, {"side": shapes.STRING}),
+    "arrive": ({"side": "black"}, {"side": shapes.STRING}),
+}
+
+# (command, where in the request, the field's kind, what the refusal starts with or holds)
+TARGETS = (
+    [
+        (cmd, (arg,), kind, "'%s'" % arg)
+        for cmd, (_, kinds) in sorted(BASES.items())
+        for arg, kind in sorted(kinds.items())
+    ]
+    + [
+        ("config.set", ("config",) + keys, kind, ".".join(keys) + ":")
+        for keys, kind in field_paths(shapes.CONFIG)
+    ]
+    + [
+        ("presets.set", ("presets", 0) + keys, kind, "presets[0]." + ".".join(keys) + ":")
+        for keys, kind in field_paths(shapes.PRESET)
+    ]
+)
+KIND_VALUES = {
+    shapes.NUMBER: st.one_of(st.integers(-(10**6), 10**6), st.floats(-1e6, 1e6)),
+    shapes.STRING: st.text(max_size=8),
+    shapes.BOOL: st.booleans(),
+    shapes.OBJECT: st.dictionaries(st.text(max_size=4), any_json, max_size=2),
+    ARRAY: st.lists(any_json, max_size=2),
+    NULL: st.none(),
+}
+
+
+def wrong_kind(kind):
+    """Values of any kind but `kind` (and not null for an optional argument)."""
+    optional = kind.startswith("?")
+    kind = kind.lstrip("?")
+    return st.one_of(
+        [v for k, v in KIND_VALUES.items() if k != kind and not (optional and k == NULL)]
+    )
+
+
+def targeted_line(target, value, rid=0):
+    cmd, where, _, _ = target
+    req = copy.deepcopy(BASES[cmd][0])
+    node = req
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    req.update(id=rid, cmd=cmd)
+    return json.dumps(req).encode()
+
+
+@st.composite
+def targeted(draw):
+    target = draw(st.sampled_from(TARGETS))
+    value = draw(wrong_kind(target[2]))
+    return targeted_line(target, value, draw(st.integers(0, 999))), target[3]
 
 
 @st.composite
@@ -129,17 +258,33 @@ def fresh(flash):
     return app, proto
 
 
+def explicit(test):
+    """Every field once with a value of another kind (an array, or an object for an array:
+    neither can be looked up in a table); every command three times (so in each state)."""
+    for target in TARGETS:
+        wrong = {} if target[2] == ARRAY else []
+        test = example(case=(targeted_line(target, wrong), target[3]))(test)
+    for cmd in sorted(ARGS):
+        req = dict({k: [] for k in ARGS[cmd]}, id=0, cmd=cmd)
+        for _ in range(3):
+            test = example(case=(json.dumps(req).encode(), None))(test)
+    return test
+
+
 @settings(
-    max_examples=500,
+    max_examples=250,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(line=requests())
-def test_no_internal_error_and_refusals_change_nothing(device, line):
+@explicit
+@given(case=st.one_of(targeted(), requests().map(lambda line: (line, None))))
+def test_no_internal_error_and_refusals_change_nothing(device, case):
+    line, names = case
     app, proto = device
-    steer(app, proto, STATES[len(MET) // 5 % len(STATES)])
-    MET.append((json.loads(line)["cmd"], app.status()["state"]))
+    cmd = json.loads(line)["cmd"]
+    steer(app, proto, min(STATES, key=lambda s: MET.count((cmd, s))))
+    MET.append((cmd, app.status()["state"]))
     before = snapshot(app)
     reply = proto.handle_line(line)
     r = strictjson.loads(reply.encode("utf-8") if isinstance(reply, str) else reply)
@@ -148,6 +293,9 @@ def test_no_internal_error_and_refusals_change_nothing(device, line):
         assert not r["error"].startswith("internal error"), (line, r)
         assert not r["error"].startswith("bad JSON"), (line, r)  # CPython wrote them
         assert snapshot(app) == before, (line, r)
+    if names is not None:  # one field of the wrong kind: refused, and named
+        assert not r["ok"], (line, r)
+        assert r["error"].startswith(names) or names in r["error"], (line, r, names)
     SEQUENCE.append((line, r))
 
 
@@ -185,7 +333,7 @@ def test_every_command_met_every_state():
 
 
 def the_sequence():
-    if len(MET) < 500:  # run alone: play the sequence first
+    if len(MET) < 250:  # run alone: play the sequence first
         import tempfile
 
         with tempfile.TemporaryDirectory() as flash:
