@@ -1,7 +1,9 @@
 """JSON-lines serial protocol: one request line in, one reply line out.
 
-The contract for the host tool is docs/protocol.md. This module only reads,
-checks and dispatches requests; the clock state lives in the application,
+The contract for the host tool is docs/protocol.md. This module only reads
+(lineread.py, then strictjson.py: strict JSON in strict UTF-8), checks (reqargs.py
+for the arguments, shapes.py for the JSON type of every field of a config or a
+preset) and dispatches requests; the clock state lives in the application,
 which it reaches through the narrow interface below. A refused request leaves
 that state untouched and no exception ever escapes `handle_line`.
 
