@@ -1,6 +1,7 @@
 """What goclock prints for people: `watch` in words (one line per event), `info`'s sizes,
 "1 move", and `voice check` of a folder without clips said once."""
 
+import io
 import json
 
 import pytest
@@ -179,3 +180,26 @@ def test_voice_check_of_a_folder_without_clips(tmp_path, capsys):
     assert rc == 2
     assert out.count("\n") == 3  # the head, the one problem, the count
     assert "the folder has no clips (no .wav files)" in out
+
+
+def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch):
+    from rich.console import Console
+
+    screen = io.StringIO()
+    term = Console(file=screen, force_terminal=True, width=120, color_system=None)
+    monkeypatch.setattr(ui, "console", lambda: term)
+    fake = FakeClock()
+    fake.events_on_watch = [
+        {"event": "call", "t": 95000, "side": "black", "phrase": "30秒"},
+        dict({"event": "status", "state": "running", "turn": "black", "moves": 2}, black=STATUS),
+    ]
+    try:
+        args = build_parser().parse_args(["--port", fake.path, "watch", "--seconds", "5"])
+        ticks = iter(range(100))
+        cmd_device.do_watch(args, now=lambda: next(ticks) * 0.5)
+    finally:
+        fake.close()
+    text = screen.getvalue()
+    assert "1:35  Black: “30秒”" in text
+    assert "running, black to move, 2 moves played" in text  # the live line, updated
+    assert "{" not in text
