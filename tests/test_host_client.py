@@ -24,7 +24,7 @@ def fake():
 @pytest.fixture
 def client(fake):
     transport = SerialTransport(fake.path)
-    yield Client(transport, timeout=2.0)
+    yield Client(transport, timeout=2.0, first_id=1)
     transport.close()
 
 
@@ -48,7 +48,7 @@ class Script:
 
 def test_request_and_reply(client, fake):
     info = client.check_firmware()
-    assert info["protocol"] == 1
+    assert info["protocol"] == 2
     assert client.request("press", side="white") == {"accepted": True}
     assert fake.requests[-1] == {"id": 2, "cmd": "press", "side": "white"}
 
@@ -108,7 +108,7 @@ def test_boot_banner_before_reply_is_tolerated(client, fake):
 
 
 @pytest.mark.parametrize(
-    "proto,fix", [(2, "update this host tool"), (0, "update the clock's firmware")]
+    "proto,fix", [(3, "update this host tool"), (1, "update the clock's firmware")]
 )
 def test_other_protocol_version_refused(client, fake, proto, fix):
     fake.protocol = proto

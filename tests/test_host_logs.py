@@ -1,5 +1,5 @@
 """Game logs on the host: pull (resumable), verify, export, merge into SGF, report — against
-the fake clock on a pty, with logs written by the firmware's own gamelog from a game played
+the fake clock on a pty, with logs written by the firmware's own session from a game played
 by the real clock core."""
 
 import csv

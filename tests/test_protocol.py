@@ -7,16 +7,12 @@ import pytest
 
 from goclockfw.protocol.commands import MAX_LINE, Protocol
 from goclockfw.storage import logline
-from support.sessions import make_session, snapshot
+from protocol_support import make_device, snapshot
 
 
 @pytest.fixture
-def dev():
-    app = make_session()
-    sent = []
-    proto = app.protocol
-    proto.write = lambda data: sent.append(data if isinstance(data, str) else bytes(data).decode())
-    return app, proto, sent
+def dev(tmp_path):
+    return make_device(tmp_path)
 
 
 def ask(proto, **req):
@@ -42,7 +38,7 @@ def refused(proto, app, **req):
 def test_info_and_status(dev):
     app, proto, _ = dev
     r = ok(proto, id=1, cmd="info")
-    assert r["protocol"] == 1 and r["board"] == "test" and r["flash_free"] > 0
+    assert r["protocol"] == 2 and r["board"] == "test" and r["flash_free"] > 0
     assert "battery_mv" in r and r["battery_mv"] is None
     st = ok(proto, id="s", cmd="status")
     assert st["state"] == "idle" and st["turn"] is None and st["moves"] == 0
@@ -123,9 +119,10 @@ def test_presets_and_reset(dev):
     refused(proto, app, id=3, cmd="presets.set", presets=[{"name": "x"}] * 11)
     err = refused(proto, app, id=4, cmd="presets.set", presets=[{"name": "", "time_control": {}}])
     assert "presets[0].name" in err
-    refused(proto, app, id=5, cmd="reset", preset=1)
-    old_game = app.journal.current
-    r = ok(proto, id=6, cmd="reset", preset=0)  # a game never started is not ended: set up again
+    refused(proto, app, id=5, cmd="reset", preset=2)
+    refused(proto, app, id=5, cmd="reset", preset=0)  # numbered from 1
+    old_game = app.logs.current
+    r = ok(proto, id=6, cmd="reset", preset=1)
     assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
     assert app.journal.current == old_game
     ok(proto, id=7, cmd="press", side="white")  # started: now a reset ends it
@@ -233,7 +230,7 @@ def test_watch_pushes_events(dev):
         ),
         (
             b'{"id": 1, "cmd": "time.set", "side": "black", "main": 1e999}\n',
-            "'main' must be between",
+            "bad JSON: number out of range",
         ),
         (b'{"id": 1, "cmd": "config.set", "config": 5}\n', "'config' must be an object"),
         (b"\xff\xfe\n", "bad JSON"),

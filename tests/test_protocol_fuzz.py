@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goclockfw.protocol.commands import MAX_LINE
+from protocol_support import make_device, snapshot, start_game
 from support.mpy import run_mpy_json
-from support.sessions import make_session, snapshot
 
 COMMANDS = (
     "info status config.get config.set presets.get presets.set logs.list logs.get "
@@ -92,7 +92,7 @@ def bad_argument(draw):
         req = {"cmd": "watch", "on": bad}
     elif case == 9:
         bad = draw(
-            json_values.filter(lambda v: v is not None and not (isinstance(v, int) and 0 <= v < 9))
+            json_values.filter(lambda v: v is not None and not (isinstance(v, int) and 1 <= v <= 9))
         )
         req = {"cmd": "reset", "preset": bad}
     elif case == 10:
@@ -148,15 +148,9 @@ def may_be_valid(line):
 CORPUS = []
 
 
-def make_app(tmp_path_factory=None):
-    app = make_session()
-    proto = app.protocol
-    proto.write = lambda s: None
-    # a game under way: black's clock runs, white has moved once
-    assert proto.handle_line(b'{"id":0,"cmd":"press","side":"white"}')
-    app.now = 30000
-    proto.handle_line(b'{"id":0,"cmd":"press","side":"black"}')
-    app.now = 41000
+def make_app(tmp_path_factory):
+    app, proto, _ = make_device(tmp_path_factory.mktemp("flash"), lambda s: None)
+    start_game(app, proto)  # a game under way: White's clock runs
     return app, proto
 
 
@@ -201,14 +195,9 @@ def test_same_lines_under_micropython(micropython, tmp_path, tmp_path_factory):
 
 DRIVER = """
 import sys, json, binascii
-from support.sessions import make_session, snapshot
-app = make_session()
-proto = app.protocol
-proto.write = lambda s: None
-proto.handle_line(b'{"id":0,"cmd":"press","side":"white"}')
-app.now = 30000
-proto.handle_line(b'{"id":0,"cmd":"press","side":"black"}')
-app.now = 41000
+from protocol_support import make_device, snapshot, start_game
+app, proto, _ = make_device(sys.argv[2], lambda s: None)
+start_game(app, proto)
 n = 0
 for hexline in open(sys.argv[1]).read().split("\\n"):
     line = binascii.unhexlify(hexline)

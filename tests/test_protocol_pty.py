@@ -23,14 +23,12 @@ from support.mpy import ENV, driver_path
 
 DRIVER = """
 import sys
-from support.sessions import make_session
+from protocol_support import make_device
 out = sys.stdout.buffer
 def send(text):
     out.write(text.encode() if isinstance(text, str) else text)
     out.write(b"\\n")
-app = make_session()
-proto = app.protocol
-proto.write = send
+app, proto, _ = make_device(sys.argv[1], send)
 inp = sys.stdin.buffer
 while True:
     b = inp.read(1)
@@ -100,7 +98,7 @@ def line(micropython, tmp_path):
 
 def test_every_command_over_the_pty(line):
     r = line.ask({"id": 1, "cmd": "info"})
-    assert r["ok"] and r["protocol"] == 1
+    assert r["ok"] and r["protocol"] == 2
     assert line.ask({"id": 2, "cmd": "watch", "on": True})["on"] is True
     # the event lines a request causes come before its reply
     assert line.ask({"id": 3, "cmd": "press", "side": "white"})["accepted"] is True
@@ -121,10 +119,11 @@ def test_every_command_over_the_pty(line):
     assert line.ask({"id": 11, "cmd": "config.get"})["config"]["volume"] == 7
     presets = line.ask({"id": 12, "cmd": "presets.get"})["presets"]
     assert not line.ask({"id": 13, "cmd": "presets.set", "presets": presets[:2]})["ok"]
-    assert not line.ask({"id": 13, "cmd": "reset"})["ok"]  # a clock runs: pause first
-    assert line.ask({"id": 13, "cmd": "pause"})["ok"]
+    r = line.ask({"id": 13, "cmd": "reset"})
+    assert r["ok"] is False and r["error"] == "a clock is running: pause it first"
+    assert line.ask({"id": 13, "cmd": "pause"})["state"] == "paused"
     assert line.ask({"id": 13, "cmd": "presets.set", "presets": presets[:2]})["ok"]
-    r = line.ask({"id": 14, "cmd": "reset", "preset": 1})
+    r = line.ask({"id": 14, "cmd": "reset", "preset": 2})
     assert r["state"] == "idle" and r["time_control"] == presets[1]["time_control"]
     assert (
         line.ask({"id": 15, "cmd": "config.set", "config": {"volume": 1}})["config"]["volume"] == 1

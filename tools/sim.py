@@ -13,6 +13,10 @@ terminal on stdin: a short scripted demo game in virtual time, printing what the
 says.
 
     python tools/sim.py [--flash DIR] [--demo]
+
+Two simulated clocks on one flash directory would write the same config and game logs at
+once, so the flash directory is locked (flock on DIR/.sim.lock) while a clock uses it; a
+second `make sim` on it stops with a clear message instead.
 """
 
 import argparse
@@ -22,7 +26,7 @@ import threading
 
 import sim_demo
 import sim_screen
-from goclock.simulator import Firmware, Speaker
+from goclock.simulator import Firmware, FlashBusy, Speaker, lock_flash
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,7 +38,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.demo or not sys.stdin.isatty():
         return sim_demo.run(Firmware)
-    return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    try:
+        lock = lock_flash(args.flash)
+    except FlashBusy as exc:
+        raise SystemExit("sim: %s" % exc) from None
+    try:
+        return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    finally:
+        lock.close()
 
 
 if __name__ == "__main__":

@@ -130,7 +130,9 @@ def guard(port, force=False):
     transport = SerialTransport(port)
     try:
         transport.discard_input()
-        st = Client(transport, timeout=1.5).request("status")
+        client = Client(transport, timeout=1.5)
+        client.open_line()  # a half line left by a dead client must not answer for us
+        st = client.request("status")
     except (DeviceTimeout, ProtocolError):
         return None  # no goclock firmware answers (a fresh board): nothing to protect
     finally:

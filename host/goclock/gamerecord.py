@@ -1,6 +1,6 @@
 """A game log read on the host: verified with the firmware's own checker, then made sense of.
 
-The log format is the firmware's (firmware/goclockfw/storage/gamelog.py, docs/storage.md): one JSON record per
+The log format is the firmware's (firmware/goclockfw/storage/logline.py, docs/storage.md): one JSON record per
 line, each with a checksum chained to the one before. `GameRecord` runs the firmware's
 `verify_bytes`, says in words whether the log is intact, altered or cut short, and lists the
 moves: who pressed, when, how long the move took and what was left after it.

@@ -26,6 +26,32 @@ from .simulate import micropython_binary, micropython_env
 MAIN = "from goclockfw.boot import run\nrun()\n"
 
 
+class FlashBusy(Exception):
+    """Another simulator holds the flash directory."""
+
+
+def lock_flash(flash):
+    """Lock the flash directory for this process; the returned file holds the lock (keep it
+    open). Raises FlashBusy, naming the holder's pid, when another process has it."""
+    os.makedirs(flash, exist_ok=True)
+    f = open(os.path.join(flash, ".sim.lock"), "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise FlashBusy(
+            "another simulated clock (pid %s) is using the flash directory %s: stop it first, "
+            "or give this one its own with --flash DIR" % (holder, flash)
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write("%d\n" % os.getpid())
+    f.flush()
+    return f
+
+
 class Firmware:
     """The firmware process, its pty serial line, its keys and its console lines."""
 

@@ -338,6 +338,13 @@ def check(pack_dir, profile_name=None):
         profile_name = (manifest or {}).get("profile") or PACK_PROFILES.get(name, "cn")
     profile = load_profile(profile_name)
     report = Report(pack_dir, profile_name)
+    if manifest is None and not any(f.lower().endswith(".wav") for f in os.listdir(pack_dir)):
+        # Said once, not as one "missing" line for each of the profile's phrases.
+        report.problems.append(
+            "the folder has no clips (no .wav files): record one per phrase, named as in the "
+            "README (count_1.wav, sec_30.wav, ...)"
+        )
+        return report
     entries = manifest["phrases"] if manifest else {}
     formats = set()
     for phrase in required_phrases(profile):

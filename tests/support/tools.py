@@ -10,7 +10,16 @@ import os
 TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "tools")
 
 
+def load(name):
+    """tools/<name>.py as a module (its own imports of sibling tools resolve through here)."""
+    return _load(name)
+
+
 def _load(name):
+    import sys
+
+    if TOOLS not in sys.path:
+        sys.path.append(TOOLS)  # tools/ scripts import their siblings by name (sim_demo...)
     spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

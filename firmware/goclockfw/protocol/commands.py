@@ -1,7 +1,9 @@
 """JSON-lines serial protocol: one request line in, one reply line out.
 
-The contract for the host tool is docs/protocol.md. This module only reads,
-checks and dispatches requests; the clock state lives in the application,
+The contract for the host tool is docs/protocol.md. This module only reads
+(lineread.py, then strictjson.py: strict JSON in strict UTF-8), checks (reqargs.py
+for the arguments, shapes.py for the JSON type of every field of a config or a
+preset) and dispatches requests; the clock state lives in the application,
 which it reaches through the narrow interface below. A refused request leaves
 that state untouched and no exception ever escapes `handle_line`.
 
@@ -13,8 +15,9 @@ with a clear message; the protocol turns that into `{"ok": false, "error": msg}`
 Methods must not change anything when they raise.
 
   app.info() -> dict
-      {"version": str, "board": str, "flash_free": int, "ram_free": int,
-       "battery_mv": int or None}  (the protocol adds "protocol": 1)
+      {"version": str, "board": str, "flash_free": int, "ram_free": int (bytes),
+       "battery_mv": int or None, "voices": [str, ...] (the voice packs in
+       /sounds, by name)}  (the protocol adds "protocol": PROTOCOL_VERSION)
   app.status() -> dict
       {"state": "idle"|"running"|"paused"|"ended", "turn": "black"|"white"|None,
        "black": side_status, "white": side_status, "time_control": dict,
@@ -32,11 +35,20 @@ Methods must not change anything when they raise.
   app.pause()                       raises ValueError when nothing runs
   app.resume()                      raises ValueError when not paused
   app.reset(preset)                 preset: None (configured time control) or a
-                                    valid index into get_presets(); ends and
+                                    valid index into get_presets(), from 0 (the
+                                    protocol's preset N is index N - 1); refuses
+                                    (ValueError "a clock is running: pause it
+                                    first") while a clock runs; else ends and
                                     logs the current game, loads the new one
   app.press(side) -> (bool, str or None)
                                     a virtual button press, exactly as the
                                     player's button: (accepted, reason)
+  app.late(side) -> (bool, str or None)
+                                    mark the side absent at the start of the
+                                    game (GameClock.late): (accepted, reason)
+  app.arrive(side) -> (bool, str or None)
+                                    the absent side arrives (GameClock.arrive),
+                                    charged for its lateness: (accepted, reason)
   app.time_set(side, main_ms, periods, period_ms, moves)
                                     arbiter adjustment; the arguments not given
                                     are None; only while paused or idle (else
@@ -58,6 +70,7 @@ import json
 
 from goclockfw.core.timecontrol import SIDE_NAMES
 from goclockfw.events import EventWriter
+from goclockfw.protocol import shapes, strictjson
 from goclockfw.protocol.lineread import OVERLONG, LineReader
 from goclockfw.protocol.reqargs import (
     RequestError,
@@ -70,7 +83,8 @@ from goclockfw.protocol.reqargs import (
 )
 from goclockfw.storage.configstore import validate_config, validate_presets
 
-PROTOCOL_VERSION = 1
+# 2: presets are numbered from 1 in `reset`; `late` and `arrive`; requests are strict JSON.
+PROTOCOL_VERSION = 2
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
 
@@ -108,6 +122,8 @@ class Protocol:
             "resume": self._resume,
             "reset": self._reset,
             "press": self._press,
+            "late": self._late,
+            "arrive": self._arrive,
         }
 
     # -- input -----------------------------------------------------------
@@ -131,13 +147,17 @@ class Protocol:
         rid = None
         try:
             if isinstance(line, str):
-                line = line.encode()
+                try:
+                    line = line.encode()
+                except UnicodeError:  # a str holding lone surrogates (CPython callers only)
+                    return _error(None, "bad JSON: invalid UTF-8")
             if len(line) > MAX_LINE or (len(line) == MAX_LINE and line[-1:] != b"\n"):
                 return _error(None, "request line over %d bytes" % MAX_LINE)
             try:
-                req = json.loads(line.decode())
-            except (ValueError, UnicodeError):
-                return _error(None, "bad JSON")
+                # Strict: MicroPython's json takes `{"cmd":"pause"]` and bad UTF-8 (strictjson.py).
+                req = strictjson.loads(line)
+            except ValueError as e:
+                return _error(None, "bad JSON: %s" % e)
             if not isinstance(req, dict):
                 return _error(None, "a request must be a JSON object")
             rid = req.get("id")
@@ -200,6 +220,7 @@ class Protocol:
 
     def _config_set(self, req):
         new = want_object(req, "config")
+        shapes.check_config(new)
         merged = dict(self.app.get_config())
         for k in new:
             merged[k] = new[k]
@@ -211,6 +232,7 @@ class Protocol:
         return {"presets": self.app.get_presets()}
 
     def _presets_set(self, req):
+        shapes.check_presets(req.get("presets"))
         presets = validate_presets(req.get("presets"))
         self.app.set_presets(presets)
         return {"presets": self.app.get_presets()}
@@ -263,17 +285,30 @@ class Protocol:
         return {"state": self.app.status()["state"]}
 
     def _reset(self, req):
-        preset = want_int(req, "preset", 0, 1000)
-        if preset is not None and preset >= len(self.app.get_presets()):
-            raise RequestError("no preset %d" % preset)
-        self.app.reset(None if preset is None else preset + 1)  # the app counts from 1
+        # Numbered from 1, as the clock announces them (预设1 is the first), here and in the app.
+        preset = want_int(req, "preset", 1, 1000)
+        if preset is not None:
+            count = len(self.app.get_presets())
+            if preset > count:
+                raise RequestError("no preset %d (the clock has %d)" % (preset, count))
+        self.app.reset(preset)
         st = self.app.status()
         return {"state": st["state"], "time_control": st["time_control"]}
 
     def _press(self, req):
-        side = want_side(req)
-        accepted, reason = self.app.press(side)
-        r = {"accepted": bool(accepted)}
-        if not accepted:
-            r["reason"] = reason or "ignored"
-        return r
+        return _accepted(self.app.press(want_side(req)))
+
+    def _late(self, req):
+        return _accepted(self.app.late(want_side(req)))
+
+    def _arrive(self, req):
+        return _accepted(self.app.arrive(want_side(req)))
+
+
+def _accepted(result):
+    """An app's (accepted, reason) as a reply."""
+    accepted, reason = result
+    r = {"accepted": bool(accepted)}
+    if not accepted:
+        r["reason"] = reason or "ignored"
+    return r
