@@ -134,7 +134,7 @@ BAD = [
     ("cn 2h/five", "'five' is not a number of reserved minutes"),
     ("sd -5m", "'-5m' is not a duration"),
     ("byo 1h+5x5s", "period: at least 10 s with spoken calls"),
-    ("can 1h+0/10m", "moves: must be from 1 to 999"),
+    ("can 1h+0/10m", "moves: must be from 1 to 200"),
     ("can 1h+15/0", "period: must be more than 0"),
     ("sd 0", "main: must be more than 0"),
     ("sd 1h carry", "'carry' only goes with Canadian time"),

@@ -34,8 +34,9 @@ VALUE_FIELDS = {
 }
 # Kinds that carry the side's status as the event leaves it.
 STATUS_KINDS = ("press", "adjust", "block")
-# Status fields, in the order they are written (a time control has only some of them).
-STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms")
+# Status fields, in the order they are written (a time control has only some of them):
+# `points` is an Ing side's penalty so far, `spent_ms` an untimed side's clock's total.
+STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms", "points", "spent_ms")
 
 _HEX = b"0123456789abcdef"
 

@@ -19,15 +19,34 @@ already handled; a late player's forfeit is added here. `advance(now)` fires eve
 first, so a deadline on the same millisecond as a press takes effect first (a
 move made together with "10" is too late, as the rules say).
 
+The hourglass moves time from one side to the other: while one side's clock
+runs, its opponent's time grows by as much. Both follow from the same
+segment start: the running side's settled time minus the elapsed ms, the
+other side's plus them; both are settled together.
+
 Listener. Everything that happens is reported to `listener.on_clock(kind,
-side, tick, value)`; see the module constants for the kinds.
+side, tick, value)`: start, press, block, pause, resume, adjust, call,
+byoyomi, overtime, period, penalty (value: the side's points so far), timeout,
+forfeit, ruling, late, arrive.
 """
 
 from goclockfw.core.callplan import profile as _call_profile
 from goclockfw.core.deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Planner
-from goclockfw.core.sidetime import SideTime
+from goclockfw.core.sidetime import SideTime, add_capped
 from goclockfw.core.ticks import ticks_add, ticks_diff
-from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, DELAY, FISCHER, SUDDEN_DEATH
+from goclockfw.core.timecontrol import (
+    BYOYOMI,
+    CANADIAN,
+    DELAY,
+    FISCHER,
+    HOURGLASS,
+    ING,
+    MAX_HOLD_MS,
+    MAX_MOVES,
+    MAX_PERIODS,
+    UNTIMED,
+    hold_excess,
+)
 from goclockfw.core.timecontrol import (
     SIDE_NAMES as SIDE_NAMES,  # the core's API: gameclock.SIDE_NAMES
 )
@@ -81,7 +100,14 @@ class GameClock:
         status = {"main_ms": main, "flagged": s.flagged}
         kind = self.tc.kind
         period_ms = s.settings.period_ms
-        if kind == BYOYOMI:
+        if kind == UNTIMED:
+            # Nothing runs out: the display counts the side's own total up.
+            status["spent_ms"] = s.spent(self._running_ms(side, now))
+        elif kind == ING:
+            status["periods"] = s.periods
+            status["period_ms"] = block if s.in_block else period_ms
+            status["points"] = s.penalties * self.tc.penalty
+        elif kind == BYOYOMI:
             status["periods"] = s.periods
             if s.flagged and s.periods == 0:
                 status["period_ms"] = 0
@@ -104,11 +130,20 @@ class GameClock:
             "moves": self.moves_made,
         }
 
+    def _running_ms(self, side, now):
+        # How long `side`'s clock has run in the current segment, as of `now`.
+        if side == self.turn and self.state == RUNNING:
+            return ticks_diff(now, self._seg_start)
+        return 0
+
     def _view(self, side, now):
         # The settled values moved forward to `now` without changing anything.
         s = self.sides[side]
-        r = ticks_diff(now, self._seg_start) if side == self.turn and self.state == RUNNING else 0
-        return s.view(self.tc, r)
+        if self.tc.kind == HOURGLASS and side != self.turn and self.state == RUNNING:
+            # The sand the running side loses falls to this one.
+            main, period_used, block, delay_left = s.view(self.tc, 0)
+            return main + ticks_diff(now, self._seg_start), period_used, block, delay_left
+        return s.view(self.tc, self._running_ms(side, now))
 
     # ----- events --------------------------------------------------------
 
@@ -173,11 +208,17 @@ class GameClock:
             if s.moves <= 0:
                 leftover = s.block if self.tc.carry else 0
                 s.moves = s.settings.moves
-                s.block = s.settings.period_ms + leftover
+                # What is carried has a ceiling too: no block ever holds more than 48 h.
+                block = s.settings.period_ms
+                s.block = block + leftover if leftover < MAX_HOLD_MS - block else MAX_HOLD_MS
                 return True
         elif kind == FISCHER:
-            s.main += s.settings.increment_ms
-        elif kind == DELAY and self.tc.delay_mode == "bronstein":
+            # Capped: never above the ceiling ("max", or MAX_HOLD_MS for an uncapped one).
+            main = s.main + s.settings.increment_ms
+            ceiling = s.settings.ceiling_ms
+            s.main = main if main < ceiling else ceiling
+        elif kind == DELAY and self.tc.delay_mode == "bronstein" and s.main > 0:
+            # (With main time 0 the move ran on its delay alone: nothing to give back.)
             d = s.settings.delay_ms
             s.main += used if used < d else d
         return False
@@ -205,38 +246,67 @@ class GameClock:
     def adjust(self, side, main_ms=None, periods=None, period_ms=None, moves=None, now=None):
         """The arbiter sets a side's time; only while paused or before the start.
 
-        `period_ms` is the time left of the period (byo-yomi) or block
-        (Canadian) in use. Raises ClockError when the clock refuses.
+        `period_ms` is the time left of the period (byo-yomi, Ing) or block
+        (Canadian) in use. The bounds of timecontrol.parse hold here too: what a
+        side can hold, the counts. Raises ClockError when the clock refuses.
         """
         if self.state not in (PAUSED, IDLE):
             raise ClockError("time can only be set while the clocks are paused")
-        s = self.sides[side]
-        kind = self.tc.kind
-        if (periods is not None and kind != BYOYOMI) or (moves is not None and kind != CANADIAN):
-            raise ClockError(
-                "this time control has no %s" % ("periods" if periods is not None else "moves")
-            )
-        if period_ms is not None and kind not in (BYOYOMI, CANADIAN):
-            raise ClockError("this time control has no period")
-        for name, value, low in (
-            ("main", main_ms, 0),
-            ("periods", periods, 0),
-            ("moves", moves, 1),
+        for name, value in (
+            ("main", main_ms),
+            ("periods", periods),
+            ("period", period_ms),
+            ("moves", moves),
         ):
-            if value is not None and value < low:
-                raise ClockError("%s: must be at least %d" % (name, low))
-        if period_ms is not None:
-            if period_ms <= 0 or (kind == BYOYOMI and period_ms > s.settings.period_ms):
-                raise ClockError("period: must be more than 0 and at most the period length")
-            if kind == BYOYOMI and (side != self.turn or (s.main if main_ms is None else main_ms)):
-                # A side's next move always starts a fresh period (rules, art. 12.3).
-                raise ClockError("period: only the side to move, in byo-yomi, has a period running")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ClockError("%s: must be a whole number, got %r" % (name, value))
+        s = self.sides[side]
+        tc = self.tc
+        kind = tc.kind
+        if kind == UNTIMED:
+            raise ClockError("an untimed game has no time to set")
+        if periods is not None and kind != BYOYOMI and kind != ING:
+            raise ClockError("this time control has no periods")
+        if moves is not None and kind != CANADIAN:
+            raise ClockError("this time control has no moves")
+        if period_ms is not None and kind not in (BYOYOMI, CANADIAN, ING):
+            raise ClockError("this time control has no period")
+        for name, value, low, high in (
+            ("main", main_ms, 0, MAX_HOLD_MS),
+            ("periods", periods, 0, MAX_PERIODS),
+            ("moves", moves, 1, MAX_MOVES),
+        ):
+            if value is not None and (value < low or value > high):
+                raise ClockError("%s: must be from %d to %d" % (name, low, high))
         new_main = s.main if main_ms is None else main_ms
         new_periods = s.periods if periods is None else periods
+        if period_ms is not None:
+            limit = MAX_HOLD_MS if kind == CANADIAN else s.settings.period_ms
+            if period_ms <= 0 or period_ms > limit:
+                raise ClockError("period: must be more than 0 and at most the period length")
+            if kind == BYOYOMI and (side != self.turn or new_main):
+                # A side's next move always starts a fresh period (rules, art. 12.3).
+                raise ClockError("period: only the side to move, in byo-yomi, has a period running")
+        if kind == ING:
+            self._check_ing_adjust(s, main_ms, periods, period_ms)
         if kind == BYOYOMI and new_main == 0 and new_periods == 0:
             raise ClockError("a side needs main time or at least one period")
-        if kind in (SUDDEN_DEATH, FISCHER) and new_main == 0:
+        if kind not in (BYOYOMI, CANADIAN, ING, DELAY) and new_main == 0:
             raise ClockError("main: must be more than 0")
+        if kind == DELAY and new_main == 0 and s.settings.delay_ms == 0:
+            raise ClockError("main: must be more than 0 (this side has no delay)")
+        if kind == FISCHER and new_main > s.settings.ceiling_ms:
+            raise ClockError(
+                "main: at most the Fischer cap, %d s" % (s.settings.ceiling_ms // 1000)
+            )
+        if hold_excess(tc, s.settings, new_main, new_periods)[1]:
+            raise ClockError("a side can hold at most %d s in all" % (MAX_HOLD_MS // 1000))
+        if kind == HOURGLASS and new_main > MAX_HOLD_MS - self.sides[1 - side].main:
+            raise ClockError("the hourglass holds at most %d s in all" % (MAX_HOLD_MS // 1000))
+        if kind == DELAY and tc.delay_mode == "bronstein" and new_main == 0 and s.main > 0:
+            # From now on each move may use up to the delay; this one has used move_used.
+            left = s.settings.delay_ms - s.move_used if side == self.turn else 0
+            s.delay_left = left if left > 0 else 0
         s.main = new_main
         s.periods = new_periods
         if kind == BYOYOMI:
@@ -253,8 +323,26 @@ class GameClock:
                 s.moves = moves
             if period_ms is not None:
                 s.block = period_ms
+        elif kind == ING and period_ms is not None:
+            s.block = period_ms
         s.flagged = False
         self._emit("adjust", side, self._seg_start if now is None else now, None)
+
+    @staticmethod
+    def _check_ing_adjust(s, main_ms, periods, period_ms):
+        # Entering overtime costs points, so the arbiter cannot move a side across that
+        # line: in main time only main time and the periods to come are set, in overtime
+        # the periods left (counting the one in use) and the time left of the one in use.
+        if s.in_block:
+            if main_ms is not None:
+                raise ClockError("main: this side is in overtime (set --periods or --period)")
+            if periods is not None and periods < 1:
+                raise ClockError("periods: at least 1 in overtime (the one in use)")
+        else:
+            if main_ms is not None and main_ms <= 0:
+                raise ClockError("main: must be more than 0 (overtime begins when it runs out)")
+            if period_ms is not None:
+                raise ClockError("period: this side is not in overtime yet")
 
     def timeout_pass(self, now):
         """Turn a last-period byo-yomi timeout into a pass (rules, art. 22).
@@ -347,8 +435,13 @@ class GameClock:
                 s.period_used = s.settings.period_ms
                 self._lose(side, tick, "byoyomi")
         elif kind == BLOCK_END:
-            s.block = 0
-            self._lose(side, tick, "time")
+            if self.tc.kind == ING and s.periods > 1:
+                s.periods -= 1
+                s.block = s.settings.period_ms
+                self._penalty(s, side, tick, True)
+            else:
+                s.block = 0
+                self._lose(side, tick, "time")
         elif kind == LATE:
             for i in (BLACK, WHITE):
                 if self.sides[i].absent:
@@ -373,8 +466,20 @@ class GameClock:
                 self._say(side, tick, self.calls.byoyomi_start)
             s.in_block = True
             self._emit("overtime", side, tick, None)
+        elif kind == ING and s.periods > 0:
+            s.in_block = True
+            s.block = s.settings.period_ms
+            self._penalty(s, side, tick, speak)
         else:
             self._lose(side, tick, "time")
+
+    def _penalty(self, s, side, tick, speak):
+        """An Ing overtime period begins: it costs the penalty, said with the total."""
+        s.penalties += 1
+        points = s.penalties * self.tc.penalty
+        if speak:
+            self._say(side, tick, self.calls.penalty(points))
+        self._emit("penalty", side, tick, points)
 
     def _lose(self, side, tick, how):
         self._say(side, tick, self.calls.timeout)
@@ -405,7 +510,9 @@ class GameClock:
         """Move the running side's settled values forward by `r` ms; new segment."""
         if self.state == RUNNING and r > 0:
             self.sides[self.turn].settle(self.tc, r)
-            self._active += r
+            if self.tc.kind == HOURGLASS:
+                self.sides[1 - self.turn].main += r
+            self._active = add_capped(self._active, r)
             self._seg_start = ticks_add(self._seg_start, r)
         self._done = 0
         self._fired = ALL_FIRED
