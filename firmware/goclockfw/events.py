@@ -7,7 +7,7 @@ Fields, in this order: `event` (the kind), `t` (game time in ms), `side` (when t
 has one), the kind's value field (VALUE_FIELDS), then what the kind carries beside it:
 the move's number for a press (`move`, from 1), `late_ms` for an arrival, the side's
 status after the event for STATUS_KINDS (main_ms, flagged, then periods, moves,
-period_ms as the time control has them), and any extra fields the caller adds. The game log appends its checksum (storage/logline.py). The table
+period_ms, points, spent_ms as the time control has them), and any extra fields the caller adds. The game log appends its checksum (storage/logline.py). The table
 of kinds is in docs/protocol.md.
 
 `EventWriter` writes one object into a buffer it keeps, digit by digit and through a small
