@@ -50,7 +50,7 @@ READS = {
     ),
     "yuanyu.sgf": (byo(1200, 3, 30), None),
     "fox_tc_tt.sgf": (byo(3600, 3, 30), None),
-    "fox_tc_zero.sgf": ({"type": "sudden_death", "main": 1200}, None),
+    "fox_tc_zero.sgf": ({"type": "sudden_death", "main": 1200}, "sudden death"),
     "fox_tc_tt_empty.sgf": ({"type": "sudden_death", "main": 1200}, "sudden death"),
     "tm_minutes.sgf": ({"type": "sudden_death", "main": 1800}, "sudden death"),
     "tm_hours_byoyomi.sgf": (byo(7200, 5, 60), None),

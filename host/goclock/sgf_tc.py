@@ -196,7 +196,8 @@ def _sources(root):
         )
         n, seconds = pair
         if n == 0:
-            found.append((where, {"type": "sudden_death"}, None))
+            note = "%s: no overtime, read as sudden death" % where
+            found.append((where, {"type": "sudden_death"}, note))
         elif kind == "byoyomi":
             found.append((where, {"type": "byoyomi", "periods": n, "period": seconds}, None))
         else:
