@@ -345,3 +345,5 @@ def test_display_of_the_new_controls():
     assert (v["black"], v["black_sub"]) == ("0:30", "then 3x20m")
     v = view_of(ing, 70000)
     assert (v["black"], v["black_sub"]) == ("19:50", "OT 3 left -2pt")
+    v = view_of({"type": "delay", "main": 0, "delay": 30, "mode": "bronstein"}, 12000)
+    assert (v["black"], v["black_sub"], v["white"]) == ("0:18", "per move", "0:30")

@@ -110,6 +110,8 @@ class Reference:
         elif self.kind == "delay" and self.mode == "bronstein" and not self.per_move:
             self.main[side] += min(self.e, self.delay)
         status = {"main_ms": self.main[side], "flagged": False}
+        if self.per_move:  # what was left of the move's time
+            status["period_ms"] = self.delay - self.e
         if self.kind == "ing":
             left = self.overtime[side]
             status["periods"] = self.periods[side]

@@ -39,22 +39,16 @@ def time_properties(tc_type, left):
     count = _OVERTIME_COUNT.get(tc_type)
     if count and count in left:
         return _seconds(left.get("period_ms", 0)), left[count]
+    if "period_ms" in left:  # a time per move: what was left of it
+        return _seconds(left["period_ms"]), None
     return _seconds(main or 0), None
 
 
 def move_time_left(tc, move):
     """(seconds text, count or None) a move left its side with; None for an untimed game."""
-    kind = tc.get("type")
-    left = move["left"]
-    if kind == "untimed":
+    if tc.get("type") == "untimed":
         return None
-    if kind == "delay" and not left.get("main_ms") and tc.get("mode", "bronstein") == "bronstein":
-        side = tc.get(move["side"]) or {}
-        if not side.get("main", tc.get("main")) and move.get("used_ms") is not None:
-            # A time per move: what was left of it (like a byo-yomi period).
-            delay_ms = int(round(side.get("delay", tc.get("delay", 0)) * 1000))
-            return _seconds(max(delay_ms - move["used_ms"], 0)), None
-    return time_properties(kind, left)
+    return time_properties(tc.get("type"), move["left"])
 
 
 def load_sgf(path):

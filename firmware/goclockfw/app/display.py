@@ -54,6 +54,8 @@ def _side_view(st, kind=None):
         if main > 0:
             return clock_text(main), "then %d moves" % st["moves"]
         return clock_text(st.get("period_ms", 0)), "%d moves left" % st["moves"]
+    if "period_ms" in st:  # a time per move (a delay with no main time): this move's left
+        return clock_text(st["period_ms"]), "per move"
     return clock_text(main), "hourglass" if kind == "hourglass" else ""
 
 

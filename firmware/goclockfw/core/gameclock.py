@@ -96,11 +96,14 @@ class GameClock:
     def side_status(self, side, now):
         """One side's time as of `now` (after `advance(now)`), as a dict."""
         s = self.sides[side]
-        main, period_used, block, _ = self._view(side, now)
+        main, period_used, block, delay_left = self._view(side, now)
         status = {"main_ms": main, "flagged": s.flagged}
         kind = self.tc.kind
         period_ms = s.settings.period_ms
-        if kind == UNTIMED:
+        if kind == DELAY and s.settings.main_ms == 0:
+            # A time per move: what is left of this move's (all of it when not its move).
+            status["period_ms"] = delay_left if side == self.turn else s.settings.delay_ms
+        elif kind == UNTIMED:
             # Nothing runs out: the display counts the side's own total up.
             status["spent_ms"] = s.spent(self._running_ms(side, now))
         elif kind == ING:
