@@ -13,11 +13,8 @@
     ing 3h+3x20m         Ing: 3 h, then 3 overtime periods of 20 min, 2 points each
                          (`penalty=1`: another number of points)
 
-Go engines' time commands are read too, with their documented meanings (GTP 2, KGS):
-
-    time_settings 1800 600 25               main, then 25 stones in 600 s (Canadian);
-                                            600 0 => absolute; 0 600 0 => no limit
-    kgs-time_settings byoyomi 1800 30 5     also: none, absolute 1800, canadian 1800 600 25
+Go engines' time commands are read too (gtp_tc.py): `time_settings 1800 600 25` and
+`kgs-time_settings byoyomi 1800 30 5`, with their documented meanings.
 
 Options may follow, separated by spaces: `carry`, `calls=cn|jp|en|none` (`silent` is
 `calls=none`), `first=white` (handicap games), `late=15m` (lateness that loses), `max=10m`,
@@ -30,7 +27,7 @@ firmware's own `timecontrol.parse`, so a notation is accepted exactly when the c
 
 import re
 
-from . import SIDES
+from . import SIDES, gtp_tc
 from .errors import NotationError
 from .fwcore import validate_time_control
 
@@ -66,10 +63,6 @@ _FORMS = {
     "hourglass": "hourglass MAIN, like hourglass 5m",
     "untimed": "untimed, with nothing after it but options",
     "ing": "ing MAIN+PERIODSxPERIOD, like ing 3h+3x20m",
-    "gtp": "time_settings MAIN BYO_YOMI_TIME BYO_YOMI_STONES (seconds), like "
-    "time_settings 1800 600 25",
-    "kgs": "kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | "
-    "canadian MAIN PERIOD STONES (seconds), like kgs-time_settings byoyomi 1800 30 5",
 }
 _DURATION_KEYS = ("main", "period", "increment", "delay", "max")
 _COUNT_KEYS = ("periods", "moves")
@@ -184,55 +177,6 @@ def _body(kind, spec):
     return out
 
 
-def _seconds_arg(text, what, form):
-    """A whole number of seconds, as GTP gives them."""
-    if not text.isdigit():
-        raise NotationError("%r is not a number of seconds (%s): write %s" % (text, what, form))
-    return int(text)
-
-
-def _gtp(tokens):
-    """GTP `time_settings M B S`: (JSON, the tokens used). Its documented meanings: B = 0
-    is absolute time, B > 0 with S = 0 no time limit, otherwise Canadian byo-yomi."""
-    form = _FORMS["gtp"]
-    if len(tokens) < 4:
-        raise NotationError("time_settings needs the form %s" % form)
-    main = _seconds_arg(tokens[1], "main time", form)
-    byo = _seconds_arg(tokens[2], "byo-yomi time", form)
-    stones = _count(tokens[3], "byo-yomi stones", form)
-    if byo == 0:
-        return {"type": "sudden_death", "main": main}, 4
-    if stones == 0:
-        return {"type": "untimed"}, 4
-    return {"type": "canadian", "main": main, "moves": stones, "period": byo, "carry": False}, 4
-
-
-def _kgs(tokens):
-    """KGS `kgs-time_settings SYSTEM ...`: (JSON, the tokens used)."""
-    form = _FORMS["kgs"]
-    system = tokens[1].lower() if len(tokens) > 1 else ""
-    sizes = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
-    if system not in sizes or len(tokens) < 2 + sizes[system]:
-        raise NotationError("kgs-time_settings needs the form %s" % form)
-    args = [_seconds_arg(t, "a time setting", form) for t in tokens[2 : 2 + sizes[system]]]
-    used = 2 + sizes[system]
-    if system == "none":
-        return {"type": "untimed"}, used
-    if system == "absolute":
-        return {"type": "sudden_death", "main": args[0]}, used
-    if system == "byoyomi":
-        main, period, periods = args
-        return {"type": "byoyomi", "main": main, "periods": periods, "period": period}, used
-    main, period, stones = args
-    return {
-        "type": "canadian",
-        "main": main,
-        "moves": stones,
-        "period": period,
-        "carry": False,
-    }, used
-
-
 def _option(tc, token):
     word = token.lower()
     if word == "carry":
@@ -315,9 +259,9 @@ def parse_raw(text):
     if kind is None:
         raise NotationError("unknown time control %r: write one like %s" % (tokens[0], EXAMPLES))
     if kind == "gtp":
-        tc, used = _gtp(tokens)
+        tc, used = gtp_tc.time_settings(tokens)
     elif kind == "kgs":
-        tc, used = _kgs(tokens)
+        tc, used = gtp_tc.kgs_time_settings(tokens)
     elif kind == "untimed":
         tc, used = {"type": "untimed"}, 1
     else:
