@@ -281,9 +281,13 @@ def apply_options(tc, text):
     """`tc` (a time-control JSON, checked or not) with the options of `text` applied, then
     checked: `--from-sgf game.sgf calls=none` can silence a 5 s byo-yomi the clock would
     refuse to call."""
+    if not isinstance(tc, dict):
+        return validate_time_control(tc)  # the firmware's own message for what it is
     out = dict(tc)
     for side in SIDES:
         if side in out:
+            if not isinstance(out[side], dict):
+                return validate_time_control(out)
             out[side] = dict(out[side])
     tokens = _tokens(text)
     if tokens and tokens[0].lower() in _TYPES:
