@@ -83,7 +83,7 @@ def test_time_odds_apply_to_one_side():
 @pytest.mark.parametrize(
     "obj, field",
     [
-        ({"type": "hourglass", "main": 60}, "type"),
+        ({"type": "sandglass", "main": 60}, "type"),
         ({"main": 60}, "type"),
         ({"type": "sudden_death"}, "main"),
         ({"type": "sudden_death", "main": -1}, "main"),

@@ -75,7 +75,16 @@ def test_every_event_kind_is_covered():
         kinds.add(obj["time_control"]["type"])
         actions.update(ev["do"] for ev in obj["events"])
     assert actions == set(simulate.ACTIONS)
-    assert kinds == {"sudden_death", "byoyomi", "canadian", "fischer", "delay"}
+    assert kinds == {
+        "sudden_death",
+        "byoyomi",
+        "canadian",
+        "fischer",
+        "delay",
+        "hourglass",
+        "untimed",
+        "ing",
+    }
 
 
 @pytest.mark.parametrize(

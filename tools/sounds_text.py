@@ -70,6 +70,9 @@ def zh(phrase):
     m = re.fullmatch(r"预设(\d+)", phrase)
     if m:
         return "yu4 she4 " + zh_number(int(m.group(1)))
+    m = re.fullmatch(r"共罚(\d+)点", phrase)
+    if m:
+        return "gong4 fa2 %s dian3" % _zh_amount(int(m.group(1)), 3)
     raise KeyError(phrase)
 
 
@@ -116,6 +119,9 @@ def ja(phrase):
     m = re.fullmatch(r"プリセット(\d+)", phrase)
     if m:
         return "プリセット " + ja_number(int(m.group(1)))
+    m = re.fullmatch(r"ペナルティ(\d+)目", phrase)
+    if m:
+        return "ぺなるてぃ " + ja_number(int(m.group(1))) + "もく"
     raise KeyError(phrase)
 
 
@@ -137,7 +143,9 @@ _EN_FIXED = {
 def en(phrase):
     if phrase in _EN_FIXED:
         return _EN_FIXED[phrase]
-    if phrase.isdigit() or re.fullmatch(r"\d+ (seconds|periods left)|preset \d+", phrase):
+    if phrase.isdigit() or re.fullmatch(
+        r"\d+ (seconds|periods left|penalty points?)|preset \d+", phrase
+    ):
         return phrase
     raise KeyError(phrase)
 

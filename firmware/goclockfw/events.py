@@ -7,7 +7,7 @@ Fields, in this order: `event` (the kind), `t` (game time in ms), `side` (when t
 has one), the kind's value field (VALUE_FIELDS), then what the kind carries beside it:
 the move's number for a press (`move`, from 1), `late_ms` for an arrival, the side's
 status after the event for STATUS_KINDS (main_ms, flagged, then periods, moves,
-period_ms as the time control has them), and any extra fields the caller adds. The game log appends its checksum (storage/logline.py). The table
+period_ms, points, spent_ms as the time control has them), and any extra fields the caller adds. The game log appends its checksum (storage/logline.py). The table
 of kinds is in docs/protocol.md.
 
 `EventWriter` writes one object into a buffer it keeps, digit by digit and through a small
@@ -34,8 +34,9 @@ VALUE_FIELDS = {
 }
 # Kinds that carry the side's status as the event leaves it.
 STATUS_KINDS = ("press", "adjust", "block")
-# Status fields, in the order they are written (a time control has only some of them).
-STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms")
+# Status fields, in the order they are written (a time control has only some of them):
+# `points` is an Ing side's penalty so far, `spent_ms` an untimed side's clock's total.
+STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms", "points", "spent_ms")
 
 _HEX = b"0123456789abcdef"
 

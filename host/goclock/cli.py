@@ -10,6 +10,7 @@ are 2). Values whose range is known here are checked by argparse itself.
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from . import SIDES, __version__, resources
@@ -76,6 +77,11 @@ def _add(sub, name, spec, help_text, json_flag=True, device=True):
     return p
 
 
+def _durations_may_be_negative(parser):
+    # argparse reads "-5m" as an unknown option; let the notation say what is wrong with it.
+    parser._negative_number_matcher = re.compile(r"^-\d")
+
+
 def _group(sub, name, help_text):
     p = sub.add_parser(name, help=help_text, description=help_text)
     return p.add_subparsers(dest=name + "_command", metavar="COMMAND")
@@ -118,16 +124,24 @@ def build_parser():
     cfg = _group(sub, "config", "the clock's stored settings")
     _add(cfg, "show", "cmd_config:do_config_show", "print the clock's config")
     p = _add(cfg, "set", "cmd_config:do_config_set", "set the time control and other settings")
+    _durations_may_be_negative(p)
     p.add_argument(
         "notation",
         nargs="*",
-        help="time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | fischer 5m+3s | bronstein 5m+3s | delay 5m+3s; options: white=10m calls=none first=white",
+        help="time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
+        "fischer 5m+3s [max 10m] | bronstein 5m+3s | delay 5m+3s | hourglass 5m | untimed | "
+        "ing 3h+3x20m | time_settings 1800 600 25 | kgs-time_settings byoyomi 1800 30 5; "
+        "options (also after --file, --from-sgf, --from-ogs, --preset): white=10m calls=none "
+        "first=white",
     )
     p.add_argument("--file", help="a JSON file: a time control, or config fields")
     p.add_argument(
         "--from-sgf",
         metavar="SGF",
-        help="the time control of an SGF game record (TM/OT, Fox TM/TC/TT)",
+        help="the time control of an SGF game record (TM/OT, Fox TC/TT, LC/LT)",
+    )
+    p.add_argument(
+        "--from-ogs", metavar="JSON", help="an OGS time-control object (or a game holding one)"
     )
     p.add_argument("--preset", help="the time control of a preset (goclock presets list)")
     p.add_argument("--volume", type=_ranged(0, 10, "volume"), help="0 (silent) to 10")
@@ -151,9 +165,11 @@ def build_parser():
         json_flag=False,
         device=False,
     )
+    _durations_may_be_negative(p)
     p.add_argument("name")
     p.add_argument("notation", nargs="+")
     p.add_argument("--about", help="a note shown in the list")
+    p.add_argument("--force", action="store_true", help="replace a built-in preset of that name")
     p = _add(
         pre,
         "remove",

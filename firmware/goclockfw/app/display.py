@@ -28,9 +28,24 @@ def clock_text(ms):
     return "%d:%02d" % (m, s)
 
 
-def _side_view(st):
-    """(big time, small line) of one side's status."""
+def _side_view(st, kind=None):
+    """(big time, small line) of one side's status; `kind` the time control's type."""
     main = st.get("main_ms", 0)
+    if "spent_ms" in st:
+        # Untimed: the side's own thinking time, counting up; the seconds reached, not
+        # rounded up like a countdown.
+        spent = st["spent_ms"]
+        return clock_text(spent - spent % 1000), "untimed"
+    if "points" in st:
+        # Ing: main time, then periods that run on across moves, each costing points.
+        if main > 0:
+            p = st.get("period_ms", 0) // 1000
+            length = "%dm" % (p // 60) if p % 60 == 0 else "%ds" % p
+            return clock_text(main), "then %dx%s" % (st["periods"], length)
+        return clock_text(st.get("period_ms", 0)), "OT %d left -%dpt" % (
+            st["periods"],
+            st["points"],
+        )
     if "periods" in st:
         if main > 0:
             return clock_text(main), "%dx%ds" % (st["periods"], st.get("period_ms", 0) // 1000)
@@ -39,13 +54,16 @@ def _side_view(st):
         if main > 0:
             return clock_text(main), "then %d moves" % st["moves"]
         return clock_text(st.get("period_ms", 0)), "%d moves left" % st["moves"]
-    return clock_text(main), ""
+    if "period_ms" in st:  # a time per move (a delay with no main time): this move's left
+        return clock_text(st["period_ms"]), "per move"
+    return clock_text(main), "hourglass" if kind == "hourglass" else ""
 
 
 def view(status, menu=None):
     """The strings to show, from an app status dict; `menu`: preset name on offer."""
-    b_time, b_sub = _side_view(status["black"])
-    w_time, w_sub = _side_view(status["white"])
+    kind = (status.get("time_control") or {}).get("type")
+    b_time, b_sub = _side_view(status["black"], kind)
+    w_time, w_sub = _side_view(status["white"], kind)
     state = status["state"]
     note = ""
     if menu is not None:

@@ -11,6 +11,9 @@ A profile answers three questions for the clock core:
   periods): (ms before the loss, phrase) pairs, in spoken order.
 - `byoyomi_start` / `timeout`: the phrase said when byo-yomi (or the first
   Canadian block) begins during a move, and after the final count.
+- `penalty(points)`: what is said as an Ing overtime period begins, naming the
+  side's penalty points so far (2, 4, 6 under the Ing rules' 2 points a
+  period); the last period then runs down like any loss on time (`countdown`).
 
 The phrases are exact strings: they name the clips of the voice packs.
 Tables are built when a period starts (an event), never on the tick path.
@@ -34,6 +37,9 @@ class NoCalls:
 
     def period_calls(self, period_ms, left):
         return (), ()
+
+    def penalty(self, points):
+        return None
 
 
 class ChineseCalls:
@@ -87,6 +93,10 @@ class ChineseCalls:
             self._final_ten(say, seconds)
         return tuple(offsets), tuple(phrases)
 
+    def penalty(self, points):
+        """ "共罚4点": 4 penalty points in all (Ing overtime)."""
+        return "共罚%d点" % points
+
     @staticmethod
     def _final_ten(say, seconds):
         for i in range(1, 11):
@@ -113,6 +123,11 @@ def profile(name):
     return module.Profile()
 
 
+# The penalty totals the packs cover: the Ing rules' 2 points for each of 3 periods.
+# Any other total is still said, as a beep (the announcer's fallback for a missing clip).
+PENALTY_POINTS = (2, 4, 6)
+
+
 def phrases(profile_obj, period_seconds_range=(10, 60), max_periods=10):
     """Every phrase a profile can say for the given periods (for voice-pack checks)."""
     seen = []
@@ -129,4 +144,6 @@ def phrases(profile_obj, period_seconds_range=(10, 60), max_periods=10):
         add(p)
     add(profile_obj.byoyomi_start)
     add(profile_obj.timeout)
+    for points in PENALTY_POINTS:
+        add(profile_obj.penalty(points))
     return seen

@@ -9,6 +9,8 @@ English calls say what is left, not what is used:
 - at P: "2 periods left" ... "9 periods left", or "last period" when one
   is left; at the end of the last period the core says "out of time".
 
+"4 penalty points" (in all) is said as an Ing overtime period begins.
+
 "byo-yomi" is said when main time runs out; where running out means losing
 (sudden death, Fischer, delay, a Canadian block) the same countdown is used:
 "30 seconds", "20 seconds", "10" … "1", then "out of time".
@@ -54,3 +56,7 @@ class Profile:
             offsets.append(seconds * _SEC)
             phrases.append(_left_phrase(left - 1))
         return tuple(offsets), tuple(phrases)
+
+    def penalty(self, points):
+        """Ing overtime: the side's penalty points so far."""
+        return "1 penalty point" if points == 1 else "%d penalty points" % points

@@ -9,6 +9,8 @@ period that runs out is a resource lost, not only the last one:
 - at P: "残り{n}回" (n periods still left) when one was used up, or, in the
   last period, "10" and then "時間切れ" (lost on time).
 
+"ペナルティ4目" (4 points in all) is said as an Ing overtime period begins.
+
 "秒読みです" is said when main time runs out; where running out means losing
 (sudden death, Fischer, delay, a Canadian block) the last ten seconds are
 counted "1" (9 s left) to "10" (0 s left), then "時間切れ".
@@ -50,3 +52,7 @@ class Profile:
         else:
             phrases.append("10")
         return tuple(offsets), tuple(phrases)
+
+    def penalty(self, points):
+        """Ing overtime: the side's penalty points so far."""
+        return "ペナルティ%d目" % points

@@ -2,20 +2,25 @@
 
 Given a side's settled time (core/sidetime.py) and the call profile, `Planner.plan`
 finds the first thing that will happen strictly after `done` ms into the
-current segment: a call, main time running out, the end of a byo-yomi period
-or of a Canadian block. Several calls can share one millisecond ("1分",
+current segment: a call, main time running out, the end of a byo-yomi period,
+of a Canadian block or of an Ing overtime period. An untimed game has nothing
+to run out: its side gets a silent REBASE every hour, so that no segment lasts
+long enough for a tick difference to go wrong (they are valid up to 2**29 ms). Several calls can share one millisecond ("1分",
 "还剩4分"); `fired`, the table index of the call already made at `done`, tells
 them apart. The result is kept in attributes, not returned as a tuple, so that
 planning allocates nothing.
 """
 
-from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, DELAY
+from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, ING, UNTIMED
 
 CALL = 0
 MAIN_END = 1
 PERIOD_END = 2
 BLOCK_END = 3
 LATE = 4
+REBASE = 5
+
+REBASE_MS = 3600000  # an untimed side's segment is settled every hour
 
 # `fired` when a segment starts: every call on its first millisecond counts as
 # made (made before a rebase, or a moment already reached when the move began).
@@ -57,17 +62,23 @@ class Planner:
                 if at > done or (at == done and i > fired):
                     self.set(at, CALL, s.phrases[i], i)
                     break
+        elif kind == UNTIMED:
+            end = REBASE_MS
+            end_kind = REBASE
         else:
-            if kind == CANADIAN and s.in_block:
+            if (kind == CANADIAN or kind == ING) and s.in_block:
                 end = s.block
                 end_kind = BLOCK_END
-                losing = True
+                # A Canadian block that runs out loses; so does the last Ing period.
+                losing = kind == CANADIAN or s.periods <= 1
             else:
                 end = s.main
-                if kind == DELAY and tc.delay_mode == "simple":
+                if s.delay_free(tc):
                     end += s.delay_left
                 end_kind = MAIN_END
-                losing = kind != CANADIAN and not (kind == BYOYOMI and s.periods > 0)
+                losing = kind != CANADIAN and not (
+                    (kind == BYOYOMI or kind == ING) and s.periods > 0
+                )
             if losing:
                 countdown = self.calls.countdown
                 for i in range(len(countdown)):

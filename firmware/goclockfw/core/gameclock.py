@@ -19,15 +19,33 @@ already handled; a late player's forfeit is added here. `advance(now)` fires eve
 first, so a deadline on the same millisecond as a press takes effect first (a
 move made together with "10" is too late, as the rules say).
 
+The hourglass moves time from one side to the other: while one side's clock
+runs, its opponent's time grows by as much. Both follow from the same
+segment start: the running side's settled time minus the elapsed ms, the
+other side's plus them; both are settled together.
+
 Listener. Everything that happens is reported to `listener.on_clock(kind,
-side, tick, value)`; see the module constants for the kinds.
+side, tick, value)`: start, press, block, pause, resume, adjust, call,
+byoyomi, overtime, period, penalty (value: the side's points so far), timeout,
+forfeit, ruling, late, arrive.
 """
 
+from goclockfw.core.adjust import ClockError as ClockError  # the core's API: gameclock.ClockError
+from goclockfw.core.adjust import set_side_time
 from goclockfw.core.callplan import profile as _call_profile
 from goclockfw.core.deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Planner
-from goclockfw.core.sidetime import SideTime
+from goclockfw.core.sidetime import SideTime, add_capped
 from goclockfw.core.ticks import ticks_add, ticks_diff
-from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, DELAY, FISCHER, SUDDEN_DEATH
+from goclockfw.core.timecontrol import (
+    BYOYOMI,
+    CANADIAN,
+    DELAY,
+    FISCHER,
+    HOURGLASS,
+    ING,
+    MAX_HOLD_MS,
+    UNTIMED,
+)
 from goclockfw.core.timecontrol import (
     SIDE_NAMES as SIDE_NAMES,  # the core's API: gameclock.SIDE_NAMES
 )
@@ -40,10 +58,6 @@ IDLE = "idle"
 RUNNING = "running"
 PAUSED = "paused"
 ENDED = "ended"
-
-
-class ClockError(ValueError):
-    """An arbiter action the clock refuses in its current state."""
 
 
 class GameClock:
@@ -77,11 +91,21 @@ class GameClock:
     def side_status(self, side, now):
         """One side's time as of `now` (after `advance(now)`), as a dict."""
         s = self.sides[side]
-        main, period_used, block, _ = self._view(side, now)
+        main, period_used, block, delay_left = self._view(side, now)
         status = {"main_ms": main, "flagged": s.flagged}
         kind = self.tc.kind
         period_ms = s.settings.period_ms
-        if kind == BYOYOMI:
+        if kind == DELAY and s.settings.main_ms == 0:
+            # A time per move: what is left of this move's (all of it when not its move).
+            status["period_ms"] = delay_left if side == self.turn else s.settings.delay_ms
+        elif kind == UNTIMED:
+            # Nothing runs out: the display counts the side's own total up.
+            status["spent_ms"] = s.spent(self._running_ms(side, now))
+        elif kind == ING:
+            status["periods"] = s.periods
+            status["period_ms"] = block if s.in_block else period_ms
+            status["points"] = s.penalties * self.tc.penalty
+        elif kind == BYOYOMI:
             status["periods"] = s.periods
             if s.flagged and s.periods == 0:
                 status["period_ms"] = 0
@@ -104,11 +128,20 @@ class GameClock:
             "moves": self.moves_made,
         }
 
+    def _running_ms(self, side, now):
+        # How long `side`'s clock has run in the current segment, as of `now`.
+        if side == self.turn and self.state == RUNNING:
+            return ticks_diff(now, self._seg_start)
+        return 0
+
     def _view(self, side, now):
         # The settled values moved forward to `now` without changing anything.
         s = self.sides[side]
-        r = ticks_diff(now, self._seg_start) if side == self.turn and self.state == RUNNING else 0
-        return s.view(self.tc, r)
+        if self.tc.kind == HOURGLASS and side != self.turn and self.state == RUNNING:
+            # The sand the running side loses falls to this one.
+            main, period_used, block, delay_left = s.view(self.tc, 0)
+            return main + ticks_diff(now, self._seg_start), period_used, block, delay_left
+        return s.view(self.tc, self._running_ms(side, now))
 
     # ----- events --------------------------------------------------------
 
@@ -173,11 +206,17 @@ class GameClock:
             if s.moves <= 0:
                 leftover = s.block if self.tc.carry else 0
                 s.moves = s.settings.moves
-                s.block = s.settings.period_ms + leftover
+                # What is carried has a ceiling too: no block ever holds more than 48 h.
+                block = s.settings.period_ms
+                s.block = block + leftover if leftover < MAX_HOLD_MS - block else MAX_HOLD_MS
                 return True
         elif kind == FISCHER:
-            s.main += s.settings.increment_ms
-        elif kind == DELAY and self.tc.delay_mode == "bronstein":
+            # Capped: never above the ceiling ("max", or MAX_HOLD_MS for an uncapped one).
+            main = s.main + s.settings.increment_ms
+            ceiling = s.settings.ceiling_ms
+            s.main = main if main < ceiling else ceiling
+        elif kind == DELAY and self.tc.delay_mode == "bronstein" and s.main > 0:
+            # (With main time 0 the move ran on its delay alone: nothing to give back.)
             d = s.settings.delay_ms
             s.main += used if used < d else d
         return False
@@ -205,55 +244,13 @@ class GameClock:
     def adjust(self, side, main_ms=None, periods=None, period_ms=None, moves=None, now=None):
         """The arbiter sets a side's time; only while paused or before the start.
 
-        `period_ms` is the time left of the period (byo-yomi) or block
-        (Canadian) in use. Raises ClockError when the clock refuses.
+        `period_ms` is the time left of the period (byo-yomi, Ing) or block
+        (Canadian) in use; core/adjust.py says what each control allows. Raises
+        ClockError when the clock refuses.
         """
         if self.state not in (PAUSED, IDLE):
             raise ClockError("time can only be set while the clocks are paused")
-        s = self.sides[side]
-        kind = self.tc.kind
-        if (periods is not None and kind != BYOYOMI) or (moves is not None and kind != CANADIAN):
-            raise ClockError(
-                "this time control has no %s" % ("periods" if periods is not None else "moves")
-            )
-        if period_ms is not None and kind not in (BYOYOMI, CANADIAN):
-            raise ClockError("this time control has no period")
-        for name, value, low in (
-            ("main", main_ms, 0),
-            ("periods", periods, 0),
-            ("moves", moves, 1),
-        ):
-            if value is not None and value < low:
-                raise ClockError("%s: must be at least %d" % (name, low))
-        if period_ms is not None:
-            if period_ms <= 0 or (kind == BYOYOMI and period_ms > s.settings.period_ms):
-                raise ClockError("period: must be more than 0 and at most the period length")
-            if kind == BYOYOMI and (side != self.turn or (s.main if main_ms is None else main_ms)):
-                # A side's next move always starts a fresh period (rules, art. 12.3).
-                raise ClockError("period: only the side to move, in byo-yomi, has a period running")
-        new_main = s.main if main_ms is None else main_ms
-        new_periods = s.periods if periods is None else periods
-        if kind == BYOYOMI and new_main == 0 and new_periods == 0:
-            raise ClockError("a side needs main time or at least one period")
-        if kind in (SUDDEN_DEATH, FISCHER) and new_main == 0:
-            raise ClockError("main: must be more than 0")
-        s.main = new_main
-        s.periods = new_periods
-        if kind == BYOYOMI:
-            if main_ms:
-                s.period_used = 0
-            if period_ms is not None:
-                s.period_used = s.settings.period_ms - period_ms
-        elif kind == CANADIAN:
-            if main_ms:
-                s.in_block = False
-            elif main_ms == 0:
-                s.in_block = True
-            if moves is not None:
-                s.moves = moves
-            if period_ms is not None:
-                s.block = period_ms
-        s.flagged = False
+        set_side_time(self, side, main_ms, periods, period_ms, moves)
         self._emit("adjust", side, self._seg_start if now is None else now, None)
 
     def timeout_pass(self, now):
@@ -347,8 +344,13 @@ class GameClock:
                 s.period_used = s.settings.period_ms
                 self._lose(side, tick, "byoyomi")
         elif kind == BLOCK_END:
-            s.block = 0
-            self._lose(side, tick, "time")
+            if self.tc.kind == ING and s.periods > 1:
+                s.periods -= 1
+                s.block = s.settings.period_ms
+                self._penalty(s, side, tick, True)
+            else:
+                s.block = 0
+                self._lose(side, tick, "time")
         elif kind == LATE:
             for i in (BLACK, WHITE):
                 if self.sides[i].absent:
@@ -373,8 +375,20 @@ class GameClock:
                 self._say(side, tick, self.calls.byoyomi_start)
             s.in_block = True
             self._emit("overtime", side, tick, None)
+        elif kind == ING and s.periods > 0:
+            s.in_block = True
+            s.block = s.settings.period_ms
+            self._penalty(s, side, tick, speak)
         else:
             self._lose(side, tick, "time")
+
+    def _penalty(self, s, side, tick, speak):
+        """An Ing overtime period begins: it costs the penalty, said with the total."""
+        s.penalties += 1
+        points = s.penalties * self.tc.penalty
+        if speak:
+            self._say(side, tick, self.calls.penalty(points))
+        self._emit("penalty", side, tick, points)
 
     def _lose(self, side, tick, how):
         self._say(side, tick, self.calls.timeout)
@@ -405,7 +419,9 @@ class GameClock:
         """Move the running side's settled values forward by `r` ms; new segment."""
         if self.state == RUNNING and r > 0:
             self.sides[self.turn].settle(self.tc, r)
-            self._active += r
+            if self.tc.kind == HOURGLASS:
+                self.sides[1 - self.turn].main += r
+            self._active = add_capped(self._active, r)
             self._seg_start = ticks_add(self._seg_start, r)
         self._done = 0
         self._fired = ALL_FIRED

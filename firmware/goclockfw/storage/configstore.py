@@ -43,22 +43,25 @@ def default_presets():
 
 
 def _raw_presets():
+    # The factory presets, and the host tool's built-ins (host/goclock/presets.py reads
+    # them from here: one list). Short names: the clock announces presets by number.
     def p(name, tc):
         return {"name": name, "time_control": tc}
 
     return [
-        p("2h, 5x60s byo-yomi", {"type": "byoyomi", "main": 6900, "periods": 5, "period": 60}),
-        p("1h, 1x60s byo-yomi", {"type": "byoyomi", "main": 3540, "periods": 1, "period": 60}),
-        p("1h + 3x30s byo-yomi", {"type": "byoyomi", "main": 3600, "periods": 3, "period": 30}),
-        p("30m + 3x30s byo-yomi", {"type": "byoyomi", "main": 1800, "periods": 3, "period": 30}),
-        p("10m + 3x30s byo-yomi", {"type": "byoyomi", "main": 600, "periods": 3, "period": 30}),
+        p("cn-national", {"type": "byoyomi", "main": 6900, "periods": 5, "period": 60}),
+        p("cn-local", {"type": "byoyomi", "main": 3540, "periods": 1, "period": 60}),
+        p("fast", {"type": "byoyomi", "main": 1800, "periods": 3, "period": 30}),
+        p("rapid", {"type": "byoyomi", "main": 600, "periods": 3, "period": 30}),
+        p("blitz", {"type": "byoyomi", "main": 0, "periods": 5, "period": 10}),
+        p("sd-1h", {"type": "sudden_death", "main": 3600}),
         p(
-            "1h + 15 moves/10m",
+            "cn-moves",
             {"type": "canadian", "main": 3600, "moves": 15, "period": 600, "carry": True},
         ),
-        p("Canadian 30m + 20/5m", {"type": "canadian", "main": 1800, "moves": 20, "period": 300}),
-        p("Fischer 10m + 10s", {"type": "fischer", "main": 600, "increment": 10}),
-        p("Sudden death 30m", {"type": "sudden_death", "main": 1800}),
+        p("canadian", {"type": "canadian", "main": 3600, "moves": 25, "period": 300}),
+        p("fischer", {"type": "fischer", "main": 1200, "increment": 10}),
+        p("ing", {"type": "ing", "main": 10800, "periods": 3, "period": 1200, "penalty": 2}),
     ]
 
 
