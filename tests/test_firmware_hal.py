@@ -50,6 +50,31 @@ class FakePin:
         self.handler(self)
 
 
+class FakeStateMachine:
+    """An rp2.StateMachine: records its set-up; the test puts the words its program pushes."""
+
+    made = []
+    fail = False
+
+    def __init__(self, sm_id, prog, freq=None, in_base=None, jmp_pin=None):
+        if FakeStateMachine.fail:
+            raise ValueError("state machine in use")
+        self.id, self.prog, self.freq = sm_id, prog, freq
+        self.in_base, self.jmp_pin = in_base, jmp_pin
+        self.words = []
+        self.running = False
+        FakeStateMachine.made.append(self)
+
+    def active(self, on):
+        self.running = bool(on)
+
+    def rx_fifo(self):
+        return len(self.words)
+
+    def get(self):
+        return self.words.pop(0)
+
+
 class FakeADC:
     ATTN_11DB = 3
 
@@ -79,7 +104,15 @@ class FakePoll:
 def hal(monkeypatch):
     clock = {"ms": 1000}
     machine = types.SimpleNamespace(Pin=FakePin, ADC=FakeADC, I2C=None, PWM=None, I2S=None)
-    rp2 = types.SimpleNamespace(bootsel=0, Flash=lambda: "the rp2 flash")
+    rp2 = types.SimpleNamespace(
+        bootsel=0,
+        Flash=lambda: "the rp2 flash",
+        PIO=types.SimpleNamespace(SHIFT_LEFT=0, JOIN_RX=2),
+        asm_pio=lambda **kw: lambda func: ("assembled", func.__name__, kw),
+        StateMachine=FakeStateMachine,
+    )
+    FakeStateMachine.made = []
+    FakeStateMachine.fail = False
     rp2.bootsel_button = lambda: rp2.bootsel
     vfs = types.SimpleNamespace(label="vfs")
     partition = types.SimpleNamespace(TYPE_DATA=1, find=lambda kind, label: [vfs])
@@ -100,8 +133,13 @@ def hal(monkeypatch):
         kbd=kbd,
         clock=clock,
     )
-    fake_time = types.SimpleNamespace(ticks_ms=lambda: clock["ms"], sleep_ms=lambda ms: None)
+    fake_time = types.SimpleNamespace(
+        ticks_ms=lambda: clock["ms"] & 0x3FFFFFFF,
+        ticks_us=lambda: (clock["ms"] * 1000 + clock.get("us", 0)) & 0x3FFFFFFF,
+        sleep_ms=lambda ms: None,
+    )
     monkeypatch.setattr(mods.mcu, "time", fake_time)
+    monkeypatch.setattr(mods.rp2mod, "time", fake_time)
     line_in = bytearray()
     line_out = bytearray()
     room = {"ok": True}
@@ -139,9 +177,38 @@ def board_file(name):
         return json.load(f)
 
 
+def test_pico_buttons_timed_by_pio_state_machines(hal):
+    spec = board_file("pico")
+    spec.pop("display")
+    hal.clock["ms"] = 1000
+    board = hal.rp2mod.Rp2Board(spec)
+    left_sm, right_sm = FakeStateMachine.made
+    assert (left_sm.id, right_sm.id) == (4, 5)  # PIO1: MicroPython's I2S 0 takes PIO0
+    assert left_sm.in_base is FakePin.pins[14] and left_sm.jmp_pin is FakePin.pins[14]
+    assert left_sm.freq == 20000 and left_sm.running
+    assert left_sm.prog[0] == "assembled" and left_sm.prog[2]["fifo_join"] == 2
+    assert FakePin.pins[15].handler is None  # no interrupt: the state machine times it
+    # The right button goes down 2 s after the machines started; the CPU reads the word
+    # 400 ms later (as after a flash erase): the edge keeps its own tick.
+    steps = 20000  # 100 us each
+    right_sm.words.append(0x7FFFFFFF - (steps + 2))  # bit 31 clear: went down
+    hal.clock["ms"] = 3400
+    board.poll_inputs(3400)
+    deb = Debouncer()
+    board.ring.drain(deb)
+    deb.settle(RIGHT, 1, 3420)
+    assert deb.pop() == 1 and deb.tick == 3000 and deb.channel == RIGHT
+    right_sm.words.append((1 << 31) | (0x7FFFFFFF - (steps + 1502)))  # up, 150 ms later
+    board.poll_inputs(3500)
+    board.ring.drain(deb)
+    deb.settle(RIGHT, 0, 3520)
+    assert deb.pop() == 2 and deb.tick == 3150
+
+
 def test_pico_pins_interrupts_and_bootsel(hal):
     spec = board_file("pico")
     spec.pop("display")  # no I2C here
+    spec["edge_timer"] = False  # interrupts, as when no state machine is free
     board = hal.rp2mod.Rp2Board(spec)
     left, right = FakePin.pins[14], FakePin.pins[15]
     assert left.pull == FakePin.PULL_UP and right.pull == FakePin.PULL_UP
@@ -156,15 +223,17 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     deb.settle(RIGHT, board.level(RIGHT), 2020)
     assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
     # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS.
-    assert board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
+    assert board.wake_ms(True) == 20 and board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
     hal.rp2.bootsel = 1
     board.poll_inputs(2030)
     assert board.level(ARBITER) == 1
     hal.rp2.bootsel = 0
     board.poll_inputs(2031)  # too soon: the last sample stands
     assert board.level(ARBITER) == 1
-    board.poll_inputs(2040)
+    board.poll_inputs(2050)  # a SAMPLE_MS (20 ms) later: read again
     assert board.level(ARBITER) == 0
+    assert board.wake_ms(False) == 100  # no clock running: BOOTSEL read every 50 ms
+    assert board.next_input_ms(2050) == hal.rp2mod.IDLE_SAMPLE_MS
     # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
     board.set_led(1)
     assert FakePin.pins["LED"].level == 1

@@ -137,6 +137,9 @@ class Loop:
         b = self.board
         s = self.session
         ms = s.wait_ms(now)
+        d = b.wake_ms(s.clock.state == RUNNING)  # a board wakes for no button: look often
+        if d is not None and d < ms:
+            ms = d
         d = b.next_input_ms(now)
         if d is not None and d < ms:
             ms = d

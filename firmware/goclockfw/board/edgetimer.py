@@ -7,8 +7,11 @@ player button gets one, running `edge_timer`: X counts down one step every two c
 whatever the program is doing (every path through it is a pair of instructions whose
 second one decrements X), so X is a clock. On each edge the machine pushes one word:
 
-    bit 31      the pin after the edge (1 high: released; the buttons pull up)
+    bit 31      which edge: 0 the button went down, 1 it came up (the pins pull up)
     bits 30-0   the low 31 bits of X, two steps after the edge was sampled
+
+Pushing takes 8 cycles (0.4 ms) in which the pin is not looked at: a bounce inside them
+is not an edge of its own, so the words are presses and releases in turn.
 
 At 20 kHz a step is 100 us: the edge is known to 0.1 ms, the 31 bits wrap after 59 h.
 `EdgeClock` turns a word into the edge's tick (`time.ticks_ms()`), from the steps
@@ -32,12 +35,13 @@ def edge_timer():
     # instruction counts X down once; a jump whose count reaches 0 falls through to the
     # instruction it would have jumped to (or to one that goes there).
     mov(x, invert(null))  # noqa: F821 (the names are the PIO assembler's)
+    set(y, 1)  # noqa: F821  Y stays 1: the bit pushed for a release
     wrap_target()  # noqa: F821
     label("released")  # noqa: F821
     jmp(pin, "released_count")  # noqa: F821  still up: count and look again
     jmp(x_dec, "pressed_edge")  # noqa: F821  down: an edge (this is the pair's count)
     label("pressed_edge")  # noqa: F821
-    in_(pins, 1)  # noqa: F821
+    in_(null, 1)  # noqa: F821  0: went down
     jmp(x_dec, "p1")  # noqa: F821
     label("p1")  # noqa: F821
     in_(x, 31)  # noqa: F821
@@ -56,7 +60,7 @@ def edge_timer():
     label("released_edge")  # noqa: F821
     jmp(x_dec, "r1")  # noqa: F821  the pair's count
     label("r1")  # noqa: F821
-    in_(pins, 1)  # noqa: F821
+    in_(y, 1)  # noqa: F821  1: came up
     jmp(x_dec, "r2")  # noqa: F821
     label("r2")  # noqa: F821
     in_(x, 31)  # noqa: F821
@@ -82,9 +86,10 @@ class EdgeClock:
         self.ref_us = 0  # a us tick ...
         self.ref_steps = 0  # ... and the count (0..2**31) the machine had reached then
 
-    def start(self, now_us):
+    def start(self, now_us, steps=0):
+        """The machine starts now (its count at `steps`: 0 as it sets X, tests start later)."""
         self.ref_us = now_us
-        self.ref_steps = 0
+        self.ref_steps = steps & MASK31
 
     def forward(self, now_us):
         steps = self._diff(now_us, self.ref_us) // STEP_US

@@ -102,6 +102,8 @@ class McuBoard:
             self._note("button %d on pin %r: %s" % (ch, pin_id, e))
             return
         self._pins[ch] = pin
+        if ch != ARBITER and self._edge_timer(ch, pin):
+            return  # timed by a state machine: no interrupt needed
         ring = self.ring
         ticks_ms = time.ticks_ms
 
@@ -120,6 +122,16 @@ class McuBoard:
         # The BOOT button of ESP32 boards is a plain GPIO; the Pico overrides this.
         if isinstance(spec, int):
             self._setup_button(ARBITER, spec)
+
+    def _edge_timer(self, ch, pin):
+        """Give channel `ch` a hardware edge timer (RP2040: PIO); False where there is none."""
+        return False
+
+    def wake_ms(self, running):
+        """The longest sleep the loop may take: a press is charged at its edge whatever
+        the loop does, but what follows it (the other clock shown, the mover's calls cut)
+        waits for the loop to wake, and the loop is not woken by a button."""
+        return 20 if running else 100
 
     def level(self, ch):
         """1 while the button of channel `ch` is pressed."""

@@ -163,6 +163,10 @@ class DesktopBoard:
                 return
             self._key(self._one[0], now)
 
+    def wake_ms(self, running):
+        """None: the desktop's wait returns at once when a key or a serial byte comes."""
+        return None
+
     def next_input_ms(self, now):
         """Ms until a key tap lets its button go, or None."""
         best = None
