@@ -219,6 +219,11 @@ class FakeClock:
             side["period_ms"] = int(req["period"] * 1000)
         return dict(side)
 
+    def cmd_maintenance(self, req):
+        ended = max(self.logs) if self.logs and self.state in ("running", "paused") else None
+        self.state = "idle"
+        return {"ended": ended}
+
     def cmd_reset(self, req):
         if self.state == "running":
             raise ValueError("a clock is running: pause it first")

@@ -100,12 +100,15 @@ def test_reset_gesture_and_preset_menu_by_voice(tmp_path):
         fw.keys("l")
         fw.wait(3000)
         tap(fw, "arbiter")  # pause
-        # Arbiter key held + White's button: back to the configured time control.
+        # Arbiter key held + White's button: back to the configured time control; the game
+        # in progress ends only once the arbiter confirms with White's button.
         fw.keys("!down arbiter\n")
         fw.wait(100)
-        tap(fw, "right")
+        out = tap(fw, "right")
         fw.keys("!up arbiter\n")
-        fw.wait(50)
+        out += fw.wait(50)
+        assert said(out) == ["再按确认"] and status(fw)["state"] == "paused"  # press again
+        tap(fw, "right")
         st = status(fw)
         assert st["state"] == "idle" and st["black"]["main_ms"] == 6900000
         # Arbiter key held + Black's button: the preset menu, each preset said by voice.
@@ -318,5 +321,52 @@ def test_the_view_shows_both_times_whose_turn_and_pause(tmp_path):
         assert {"led": 1} in out  # Black's clock runs
         out = tap(fw, "arbiter")
         assert [x["view"]["note"] for x in out if "view" in x][-1] == "PAUSED"
+    finally:
+        fw.stop()
+
+
+def test_maintenance_ends_the_game_so_a_host_can_take_the_repl(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        out = fw.wait(1000)
+        assert {"kbd_intr": -1} in out  # a game: Ctrl-C is off
+        game = status(fw)["game"]
+        r = fw.request({"cmd": "maintenance"})
+        assert r["ok"] and r["ended"] == game
+        out = fw.wait(10)
+        assert {"kbd_intr": 3} in out and status(fw)["state"] == "idle"
+    finally:
+        fw.kill()
+    recs = verify_bytes(log_bytes(tmp_path, game))["records"]
+    assert recs[-1]["event"] == "end" and recs[-1]["reason"] == "maintenance"
+    fw = boot(tmp_path)
+    try:
+        assert "power_resume" not in notices(fw.boot) and status(fw)["state"] == "idle"
+    finally:
+        fw.stop()
+
+
+def test_both_player_buttons_held_at_power_up_skip_the_resume(tmp_path):
+    fw = boot(tmp_path)
+    try:
+        set_tc(fw, SUDDEN_10S)
+        fw.keys("l")
+        fw.wait(2000)
+        game = status(fw)["game"]
+    finally:
+        fw.kill()  # a game cut off: it would come back paused
+    fw = boot(tmp_path, env={"GOCLOCK_HELD": "left,right"})
+    try:
+        assert "maintenance" in notices(fw.boot) and "power_resume" not in notices(fw.boot)
+        assert status(fw)["state"] == "idle" and {"kbd_intr": 3} in fw.boot
+    finally:
+        fw.kill()
+    recs = verify_bytes(log_bytes(tmp_path, game))["records"]
+    assert recs[-1]["event"] == "end" and "not resumed" in recs[-1]["reason"]
+    fw = boot(tmp_path)  # and the next normal boot does not bring it back either
+    try:
+        assert "power_resume" not in notices(fw.boot) and status(fw)["state"] == "idle"
     finally:
         fw.stop()

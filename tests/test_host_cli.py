@@ -377,7 +377,10 @@ def test_deploy_refuses_while_a_game_runs(fake, firmware, capsys):
     forced = build_parser().parse_args(
         ["--port", fake.path, "deploy", "--board", "esp32-devkitc", "--voice", "none", "--force"]
     )
+    assert not any(r["cmd"] == "maintenance" for r in fake.requests)
     assert _deploy(forced)[0] == 0
+    # forced: the clock is asked to end the game first, so its REPL can be had at all
+    assert [r["cmd"] for r in fake.requests][-2:] == ["status", "maintenance"]
 
 
 def test_deploy_with_voice_pack(fake, firmware, capsys):

@@ -101,6 +101,7 @@ ARGS = {
     "press": {"side": sides},
     "late": {"side": sides},
     "arrive": {"side": sides},
+    "maintenance": {},
 }
 
 

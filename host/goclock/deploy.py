@@ -126,23 +126,30 @@ def stale(present, plan):
 
 
 def guard(port, force=False):
-    """Refuse (GoclockError) while a game is on the clock, unless forced; returns the state."""
+    """Refuse (GoclockError) while a game is on the clock, unless forced; returns the state.
+
+    Forced, the clock is asked to end the game (`maintenance`: logged, never resumed), which
+    turns its keyboard interrupt back on: without that no REPL can be had during a game,
+    not even after a power cycle (the game would resume with it off again)."""
     transport = SerialTransport(port)
     try:
         transport.discard_input()
         client = Client(transport, timeout=1.5)
         client.open_line()  # a half line left by a dead client must not answer for us
         st = client.request("status")
+        state = st.get("state")
+        if state in ("running", "paused"):
+            if not force:
+                raise GoclockError(
+                    "a game is on the clock (%s, move %s): end it with `goclock reset` first, "
+                    "or deploy with --force (the game ends; its log stays in flash)"
+                    % (state, st.get("moves"))
+                )
+            client.request("maintenance")
     except (DeviceTimeout, ProtocolError):
         return None  # no goclock firmware answers (a fresh board): nothing to protect
     finally:
         transport.close()
-    state = st.get("state")
-    if state in ("running", "paused") and not force:
-        raise GoclockError(
-            "a game is on the clock (%s, move %s): end it with `goclock reset` first, or deploy "
-            "with --force (the game stops; its log stays in flash)" % (state, st.get("moves"))
-        )
     return state
 
 

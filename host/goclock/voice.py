@@ -34,6 +34,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "超时改判虚着",
         "reset": "重新开局",
         "cancel": "取消",
+        "confirm": "再按确认",
+        "late": "迟到登记",
+        "late_marked": "已记迟到",
+        "arrive": "到场",
+        "maintenance": "维护模式",
     },
     "jp": {
         "pause": "一時停止",
@@ -43,6 +48,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "時間切れはパス扱い",
         "reset": "リセット",
         "cancel": "取り消し",
+        "confirm": "もう一度押して確定",
+        "late": "遅刻の登録",
+        "late_marked": "遅刻を記録",
+        "arrive": "到着",
+        "maintenance": "メンテナンス",
     },
     "en": {
         "pause": "paused",
@@ -52,6 +62,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "timeout ruled a pass",
         "reset": "new game",
         "cancel": "cancelled",
+        "confirm": "again to confirm",
+        "late": "who is late?",
+        "late_marked": "late noted",
+        "arrive": "arrived",
+        "maintenance": "maintenance",
     },
 }
 _PRESET = {"cn": "预设%d", "jp": "プリセット%d", "en": "preset %d"}
@@ -183,6 +198,12 @@ def slot_rules(profile):
         rules.append(SlotRule([profile.byoyomi_start], START_MS, "said as byo-yomi begins"))
     for phrase in device_phrases(profile.name).values():
         rules.append(SlotRule([phrase], DEVICE_MS, "a device notice"))
+    covered = set()
+    for rule in rules:
+        covered.update(rule.phrases)
+    for phrase in call_phrases(profile):
+        if phrase not in covered:  # said at a moment of its own (an Ing penalty): a call's cap
+            rules.append(SlotRule([phrase], CALL_CAP_MS, "a call"))
     tightest = {}
     for rule in rules:
         old = tightest.get(rule.phrases)
@@ -201,6 +222,9 @@ _NAME_PATTERNS = (
     (r"残り(\d+)回", "left_periods_%s"),
     (r"(\d+) periods left", "left_periods_%s"),
     (r"last period", "left_periods_1"),
+    (r"共罚(\d+)点", "penalty_%s"),
+    (r"ペナルティ(\d+)目", "penalty_%s"),
+    (r"(\d+) penalty points?", "penalty_%s"),
 )
 
 

@@ -11,7 +11,7 @@ A pass allocates nothing while a clock runs and nothing is said (tests/test_firm
 """
 
 from goclockfw.app import display
-from goclockfw.app.buttons import CHANNELS
+from goclockfw.app.buttons import CHANNELS, LEFT, RIGHT
 from goclockfw.app.session import Ports, Session
 from goclockfw.core.ticks import ticks_diff
 
@@ -41,7 +41,9 @@ class Loop:
     def __init__(self, board, session=None):
         self.board = board
         now = board.ticks()
-        self.session = session or Session(BoardPorts(board), now)
+        # Both player buttons held at power-up: start without resuming the game cut off.
+        held = board.level(LEFT) and board.level(RIGHT)
+        self.session = session or Session(BoardPorts(board), now, resume=not held)
         self.errors = 0
         self._last_view = None
         self._view_at = now

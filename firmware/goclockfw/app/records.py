@@ -47,8 +47,11 @@ class Records:
     # ----- records -------------------------------------------------------------
 
     def begin(self, tick, tc_json, game):
-        """The clock starts: the log's "game" record, then the notices that waited."""
+        """The clock starts (or a side is marked late before it does): game time 0 is now,
+        and the log gets its "game" record, then the notices that waited. Once only."""
         self.rebase(tick, 0)
+        if self.started:
+            return
         self.started = True
         j = self.journal
         j.record("game", 0, None, None, (("game", game), ("time_control", tc_json)))

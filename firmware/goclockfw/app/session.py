@@ -80,7 +80,7 @@ class Ports:
 
 
 class Session:
-    def __init__(self, ports, now):
+    def __init__(self, ports, now, resume=True):
         self.ports = ports
         self.fs = ports.fs
         self.now = now  # the clock's time: the board's tick, held back by unconfirmed edges
@@ -105,11 +105,11 @@ class Session:
         self._status_at = now
         self.clock = None
         self.tc = None
-        self._boot(now)
+        self._boot(now, resume)
 
     # ----- boot ---------------------------------------------------------------------
 
-    def _boot(self, now):
+    def _boot(self, now, resume=True):
         warning = self.store.load()
         if self.store.missing:
             try:
@@ -123,8 +123,22 @@ class Session:
             self.journal.load()
         except OSError as e:
             self.records.problem("the game logs could not be read: %s" % e)
-        if not self._resume(now):
-            self._new_game(self.store.config["time_control"], now)
+        if not resume:
+            self._skip_resume(now)
+        elif self._resume(now):
+            return
+        self._new_game(self.store.config["time_control"], now)
+
+    def _skip_resume(self, now):
+        """Powered up with both player buttons held: the game cut off is closed, not resumed
+        (its log says so), and the clock starts idle: a way in when a resume goes wrong."""
+        j = self.journal
+        gid = j.newest()
+        if gid is not None:
+            scan = j.scan(gid)
+            if scan.records and not scan.ended and j.begin(gid) is not None:
+                j.end(scan.last_t, "not resumed: both player buttons held at power-up")
+        self.notice("maintenance", "powered up without resuming a game", now)
 
     def _resume(self, now):
         """The newest game, as its log left it: True when it is the current game again."""
@@ -226,7 +240,8 @@ class Session:
                 self.announcer.say(value, side, tick, self.now)
         elif kind == "press":
             self.announcer.cancel_side(side)
-        elif kind == "start":
+        elif kind == "start" or (kind == "late" and not self.records.started):
+            # A side marked late before the start is the log's first action.
             self.records.begin(tick, self.tc.to_json(), self.journal.current)
         extra = (("given", self._given),) if kind == "adjust" and self._given else None
         self.records.clock_event(self.clock, kind, side, tick, value, extra)
@@ -459,6 +474,26 @@ class Session:
         except ValueError as e:
             self.notice("error", str(e), self.now)
 
+    def is_absent(self, side):
+        return self.clock.sides[side].absent
+
+    def can_mark_late(self):
+        return self.clock.state in (IDLE, RUNNING) and self.clock.moves_made == 0
+
+    def arbiter_late(self, side):
+        if self.clock.late(self.now, side):
+            self.announcer.notice("late_marked")
+        else:
+            self.announcer.notice("cancel")
+        self.changed = True
+
+    def arbiter_arrive(self, side, tick):
+        if ticks_diff(tick, self.now) > 0:
+            self.now = tick
+        if self.clock.arrive(self.now, side):
+            self.announcer.notice("arrive")
+        self.changed = True
+
     def button_press(self, side, tick):
         """A player's button (or the protocol's virtual press) at `tick`: (accepted, reason)."""
         c = self.clock
@@ -558,6 +593,19 @@ class Session:
         ok = self.clock.arrive(self.now, side)
         self.changed = True
         return ok, (None if ok else self.clock.reason)
+
+    def maintenance(self):
+        """End the game on the clock, whatever its state (logged, never resumed), so the
+        keyboard interrupt is on and a host can take the REPL (goclock deploy --force)."""
+        gid = self.journal.current if self.records.started else None
+        if self.clock.state == RUNNING:
+            self.clock.pause(self.now)
+        if gid is not None:
+            self.journal.end(self.records.t(self.now), "maintenance")
+        self.gestures.menu = -1
+        self._new_game(self.store.config["time_control"], self.now)
+        self.announcer.notice("maintenance")
+        return gid
 
     def time_set(self, side, main_ms, periods, period_ms, moves):
         # The record names what the arbiter set, so a replay sets the same.

@@ -14,6 +14,7 @@ Set up by environment variables (tools/sim.py and the tests set them):
   GOCLOCK_T0          first tick (e.g. just before the 2**30 wrap)
   GOCLOCK_BATTERY     file holding the battery voltage in mV (read each check)
   GOCLOCK_VIEW        "0": no view lines (the sim's screen) on stdout
+  GOCLOCK_HELD        buttons held down at power-up, e.g. "left,right"
 
 Keys (one byte each; a line typed in a terminal works too): "a" taps the left
 button, "l" the right one, space the arbiter key, "h" holds the arbiter key
@@ -84,6 +85,9 @@ class DesktopBoard:
         self._t0_real = time.ticks_ms()
         self._target = None  # virtual time: the tick "!wait" runs to
         self._down = bytearray(3)  # held by "!down" / "h"
+        for name in (os.getenv("GOCLOCK_HELD") or "").split(","):  # held at power-up
+            if name in CHANNEL_NAMES:
+                self._down[CHANNEL_NAMES.index(name)] = 1
         self._tap_end = [None, None, None]  # tick a key tap lets go
         self._line = bytearray()  # a "!" command being read
         self._in_cmd = False

@@ -47,13 +47,19 @@ Methods must not change anything when they raise.
                                     mark the side absent at the start of the
                                     game (GameClock.late): (accepted, reason)
   app.arrive(side) -> (bool, str or None)
+  app.maintenance() -> int or None
+                                    ends the game whatever its state (logged with
+                                    reason "maintenance", never resumed) so the
+                                    keyboard interrupt is on: a host may take the
+                                    REPL (goclock deploy --force); the id of the
+                                    game ended, or None
                                     the absent side arrives (GameClock.arrive),
                                     charged for its lateness: (accepted, reason)
   app.time_set(side, main_ms, periods, period_ms, moves)
                                     arbiter adjustment; the arguments not given
                                     are None; only while paused or idle (else
                                     ValueError); logged by the app
-  app.logs                          the GameLogStore (firmware/goclockfw/storage/gamelog.py);
+  app.logs                          the game logs (storage/journal.py: list, read, clear);
                                     the protocol reads list/read/clear from it
 
 Events: the app calls `protocol.clock_event(...)` for every clock event (built
@@ -124,6 +130,7 @@ class Protocol:
             "press": self._press,
             "late": self._late,
             "arrive": self._arrive,
+            "maintenance": self._maintenance,
         }
 
     # -- input -----------------------------------------------------------
@@ -303,6 +310,9 @@ class Protocol:
 
     def _arrive(self, req):
         return _accepted(self.app.arrive(want_side(req)))
+
+    def _maintenance(self, req):
+        return {"ended": self.app.maintenance()}
 
 
 def _accepted(result):

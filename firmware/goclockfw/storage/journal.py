@@ -70,6 +70,19 @@ def _digits(buf, start, n):
     return v
 
 
+def _field_int(line, key):
+    """The integer after `key` in a record line, or 0 (no JSON parse: a scan stays cheap)."""
+    i = line.find(key)
+    if i < 0:
+        return 0
+    i += len(key)
+    v = 0
+    while i < len(line) and 48 <= line[i] <= 57:
+        v = v * 10 + line[i] - 48
+        i += 1
+    return v
+
+
 class GameScan:
     """What one game's parts hold: where each part's good lines end, records, chain."""
 
@@ -84,6 +97,7 @@ class GameScan:
         self.damaged = 0  # lines inside a part that do not check (kept, not replayed)
         self.ended = False  # an "end" record: the game is closed
         self.missing = 0  # parts that are gone (reused when the flash was full)
+        self.last_t = 0  # game time of the last good record
 
 
 class Journal:
@@ -232,6 +246,7 @@ class Journal:
             scan.crc = c
             scan.records += 1
             scan.marks = 0
+            scan.last_t = _field_int(line, b'"t":')
             if visit is not None:
                 visit(rec)
                 if rec.get("event") == "end":
