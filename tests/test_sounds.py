@@ -447,3 +447,23 @@ def test_pwm_refuses_clips_and_silent_mode():
     assert player.play(beep.pattern("1")) and player.busy()
     player.stop()
     assert not player.busy() and pwm.log[-1] == ("duty", 0)
+
+
+def test_i2s_watchdog_goes_on_when_a_callback_is_lost():
+    """An ESP32 with a full scheduler queue drops the I2S callback: without the watchdog the
+    player would wait for it for ever, silent for the rest of the game."""
+    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 8000, chunk=256, volume=10)
+    player.poll(1000)
+    assert player.play(clip)
+    i2s.pending = False  # the callback for the first buffer never comes
+    player.poll(1000 + player_i2s.STUCK_MS - 1)
+    assert player.stuck == 0 and len(i2s.out) == 512  # not yet: it may only be slow
+    player.poll(1000 + player_i2s.STUCK_MS)
+    assert player.stuck == 1 and len(i2s.out) == 1024  # taken as lost: the next buffer
+    i2s.drain()  # callbacks come again: the clip plays to its end
+    assert not player.busy()
+    assert player.play(clip)  # and the next call plays as usual
+    i2s.drain()
+    assert player.stuck == 1 and not player.busy()

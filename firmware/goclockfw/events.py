@@ -194,7 +194,7 @@ class EventWriter:
         elif kind == "arrive":
             self.field("late_ms", clock.last_late_ms)
         if kind in STATUS_KINDS:
-            self.status(None, clock.side_status(side, tick))
+            self.status(None, clock.status_into(side, tick))
         if extra:
             for k, v in extra:
                 self.field(k, v)

@@ -1,9 +1,9 @@
 """What the clock shows: both times, periods or moves left, whose turn, paused or flag.
 
 `view(status, menu)` turns the app's status (the protocol's status object)
-into a few short strings; the same view is drawn on an SSD1306 128x64 (the
-micropython-lib driver, made by the board and passed in) and sent to the
-desktop launcher, which draws it large in the terminal. Times are shown
+into a few short strings; the same view is drawn on an SSD1306 128x64
+(app/screen.py) and sent to the desktop launcher, which draws it large in the
+terminal. Times are shown
 rounded up to the second, as a countdown should: "0:01" until the flag.
 
 SSD1306 layout (8x8 font; the times twice as large):
@@ -90,50 +90,3 @@ def view(status, menu=None):
         "state": state,
         "note": note,
     }
-
-
-class Ssd1306View:
-    """Draws a view on an SSD1306 driver (framebuf API: fill, text, fill_rect, show)."""
-
-    def __init__(self, driver):
-        self.d = driver
-        self._last = None
-        try:
-            import framebuf
-
-            self._glyph_buf = bytearray(8)
-            self._glyph = framebuf.FrameBuffer(self._glyph_buf, 8, 8, framebuf.MONO_HLSB)
-        except ImportError:
-            self._glyph = None
-
-    def _big(self, text, x, y):
-        # Each character drawn at 1x into an 8x8 buffer, then every lit pixel as a 2x2 block.
-        g = self._glyph
-        if g is None:
-            self.d.text(text, x, y)
-            return
-        for ch in text:
-            g.fill(0)
-            g.text(ch, 0, 0, 1)
-            for row in range(8):
-                bits = self._glyph_buf[row]
-                if bits:
-                    for col in range(8):
-                        if bits & (0x80 >> col):
-                            self.d.fill_rect(x + 2 * col, y + 2 * row, 2, 2, 1)
-            x += 16
-
-    def draw(self, v):
-        if v == self._last:
-            return
-        self._last = v
-        d = self.d
-        d.fill(0)
-        d.text("B " + v["black_sub"], 0, 0, 1)
-        self._big(v["black"], 0, 10)
-        d.text("W " + v["white_sub"], 0, 28, 1)
-        self._big(v["white"], 0, 38)
-        if v["state"] == "running":
-            d.text("<", 120, 0 if v["turn"] == "black" else 28, 1)
-        d.text(v["note"], 0, 56, 1)
-        d.show()

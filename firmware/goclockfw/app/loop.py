@@ -16,6 +16,7 @@ from goclockfw.app.session import Ports, Session
 from goclockfw.core.ticks import ticks_diff
 
 VIEW_MS = 100  # how often the shown view is recomputed while a clock runs
+SCREEN_CLEAR_MS = 15  # a display step (<= 7 ms of I2C) starts only this far from a deadline
 RUNNING = "running"
 
 
@@ -49,7 +50,11 @@ class Loop:
         self._view_at = now
         self._led = -1
         self._kbd = None
-        self._screen = display.Ssd1306View(board.display) if board.display is not None else None
+        self._screen = None
+        if board.display is not None:
+            from goclockfw.app.screen import Screen  # framebuf: a board with a display only
+
+            self._screen = Screen(board.display)
         for text in getattr(board, "notices", ()):
             self.session.notice("hardware", text, now, speak=False)
         self._kbd = self.session.kbd_interrupt_ok()  # at once: a resumed game is protected
@@ -89,6 +94,13 @@ class Loop:
         s.step(now)
         self._send()
         self._show(now)
+        scr = self._screen
+        if scr is not None and scr.dirty and s.free_ms(now) >= SCREEN_CLEAR_MS:
+            try:
+                scr.step()  # a page or two of I2C: a few ms, never a whole redraw
+            except OSError as e:
+                self._screen = None
+                s.notice("hardware", "display lost: %s" % e, now, speak=False)
         if s.battery.due(now):
             s.check_battery(b.battery_mv(), now)
         b.wait(self._wait_ms(now))
@@ -124,13 +136,7 @@ class Loop:
             return
         b = self.board
         if self._screen is not None:
-            if not s.quiet(now):
-                return  # an I2C redraw takes tens of ms: not on top of a call
-            try:
-                self._screen.draw(v)
-            except OSError as e:
-                self._screen = None
-                s.notice("hardware", "display lost: %s" % e, now, speak=False)
+            self._screen.update(v)  # drawn in RAM; sent a few pages a pass (`_step`)
         self._last_view = v
         if b.has_console:
             b.console({"view": v})
@@ -147,6 +153,8 @@ class Loop:
             ms = d
         if s.out.used and ms > 5:
             ms = 5  # output waiting for the host: come back soon to send more
+        if self._screen is not None and self._screen.dirty and ms > 5:
+            ms = 5  # pages waiting for the display
         if (self._screen is not None or b.has_console) and s.clock.state == RUNNING:
             if VIEW_MS < ms:
                 ms = VIEW_MS

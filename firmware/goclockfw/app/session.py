@@ -348,6 +348,18 @@ class Session:
             self._status_at = now
             self.protocol.event("status", self.status())
 
+    def free_ms(self, now):
+        """Ms until the next thing that must happen on time: a deadline, a call, a mark."""
+        ms = MAX_WAIT_MS
+        nd = self.clock.next_deadline()
+        if nd is not None:
+            d = ticks_diff(nd, now)
+            ms = d if d < ms else ms
+        d = self.records.mark_due_ms(self.clock, now)
+        if 0 <= d < ms:
+            ms = d
+        return ms if ms > 0 else 0
+
     def quiet(self, now):
         """Is this a moment where a flash erase (up to 400 ms of a stalled chip) hurts
         nobody: no clip playing, no deadline, call or progress mark close?"""

@@ -12,9 +12,17 @@ blit does it in C, and the volume is folded into the palette) or 16-bit (volume 
 I2S.shift, in 6 dB steps). Patterns: (freq_hz, ms) steps from audio/beep.py, as square waves.
 
 `play()` cuts whatever is playing: a new call always wins over a late old one.
+
+A watchdog in `poll(now)` (the announcer calls it every loop pass): the I2S callback is a
+scheduled one, and on an ESP32 a full scheduler queue (a bounce storm while the loop was
+blocked) drops it; the player would then wait for it forever, silent for the rest of the
+game. When a buffer has been out for STUCK_MS, far longer than it takes to play, the
+callback is taken as lost and playback goes on (`stuck` counts it).
 """
 
 import struct
+
+from goclockfw.core.ticks import ticks_diff
 
 try:
     import framebuf
@@ -26,6 +34,7 @@ GAIN = (0, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256)
 # 16-bit clips can only be shifted: 6 dB steps.
 SHIFT = (16, 5, 4, 4, 3, 3, 2, 1, 1, 0, 0)
 TONE_LEVEL = 64  # square-wave amplitude per unit of gain (16384 at full volume)
+STUCK_MS = 500  # a buffer (32 ms of sound, plus the I2S ibuf's) is long played by then
 
 
 def read_header(f):
@@ -83,6 +92,9 @@ class I2SPlayer:
         self._phase = 0
         self._busy = False
         self._in_flight = False
+        self._sent_at = 0  # tick of the last buffer handed over (`poll` sets it)
+        self._now = 0
+        self.stuck = 0  # callbacks taken as lost (the watchdog restarted playback)
         self.set_volume(volume)
         i2s.irq(self._on_sent)
 
@@ -153,6 +165,15 @@ class I2SPlayer:
         self._left = size // width
         return True
 
+    def poll(self, now):
+        """The watchdog: a buffer out for STUCK_MS means its callback was lost."""
+        self._now = now
+        if self._in_flight and ticks_diff(now, self._sent_at) >= STUCK_MS:
+            self.stuck += 1
+            self._in_flight = False
+            if self._busy:
+                self._feed()
+
     def _on_sent(self, _):
         # Called (scheduled, not in a hard IRQ) when the I2S has taken the last buffer.
         self._in_flight = False
@@ -170,6 +191,7 @@ class I2SPlayer:
             self.stop()
             return
         self._in_flight = True
+        self._sent_at = self._now  # as of the last poll: the watchdog's reference
         self._i2s.write(self._out)
 
     def _samples(self):

@@ -66,6 +66,7 @@ class GameClock:
     def __init__(self, tc, listener):
         self.tc = tc
         self.listener = listener
+        self.status_buf = ({}, {})  # reused by status_into: a press builds no status dict
         self.calls = _call_profile(tc.calls)
         self.sides = (SideTime(tc.sides[BLACK]), SideTime(tc.sides[WHITE]))
         self.state = IDLE
@@ -88,11 +89,19 @@ class GameClock:
             return None
         return ticks_add(self._seg_start, self._next.offset)
 
-    def side_status(self, side, now):
-        """One side's time as of `now` (after `advance(now)`), as a dict."""
+    def side_status(self, side, now, into=None):
+        """One side's time as of `now` (after `advance(now)`), as a dict: a new one, or
+        `into` filled (the clock's `status_buf[side]`: the log and the event line of a
+        press use it, so a press allocates no dict; valid until the next call)."""
         s = self.sides[side]
-        main, period_used, block, delay_left = self._view(side, now)
-        status = {"main_ms": main, "flagged": s.flagged}
+        if self.state != RUNNING or ticks_diff(now, self._seg_start) == 0:
+            # Nothing has run since the values were settled (a press, a pause): as they are.
+            main, period_used, block, delay_left = s.main, s.period_used, s.block, s.delay_left
+        else:
+            main, period_used, block, delay_left = self._view(side, now)
+        status = {} if into is None else into
+        status["main_ms"] = main
+        status["flagged"] = s.flagged
         kind = self.tc.kind
         period_ms = s.settings.period_ms
         if kind == DELAY and s.settings.main_ms == 0:
@@ -117,6 +126,10 @@ class GameClock:
             status["moves"] = s.moves
             status["period_ms"] = block if s.in_block else period_ms
         return status
+
+    def status_into(self, side, now):
+        """side_status into the clock's own buffer for `side` (allocation-free, see there)."""
+        return self.side_status(side, now, self.status_buf[side])
 
     def status(self, now):
         """The game as of `now` (after `advance(now)`): state, whose turn, both sides, moves made."""
