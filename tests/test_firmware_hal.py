@@ -40,14 +40,25 @@ class FakePin:
             return self.level
         self.level = v
 
+    soft_only = False  # an ESP32: Pin.irq(hard=True) is refused
+
     def irq(self, handler=None, trigger=0, hard=False):
+        if hard and FakePin.soft_only:
+            raise ValueError("hard IRQ not supported")
         self.handler = handler
         self.trigger = trigger
         self.hard = hard
 
+    def init(self, mode=None, value=None, **kw):
+        self.mode = mode
+        if value is not None:
+            self.level = value
+        self.inits = getattr(self, "inits", 0) + 1
+
     def edge(self, level):
         self.level = level
-        self.handler(self)
+        if self.handler is not None:  # a pin whose interrupt is off sees nothing
+            self.handler(self)
 
 
 class FakeStateMachine:
@@ -253,6 +264,42 @@ def test_esp32_boot_button_and_battery_divider(hal):
     assert board.level(ARBITER) == 1
     assert board.battery_mv() == 1_950_000 * 2 // 1000
     assert board.next_input_ms(0) is None
+
+
+def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hal):
+    """On a port without hard IRQs (the ESP32) a bouncing button could fill the scheduler
+    queue: each pin takes one edge, then waits for the loop to read the ring."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        left = FakePin.pins[32]
+        assert left.hard is False
+        for ms, level in ((1000, 0), (1001, 1), (1002, 0), (1003, 1), (1004, 0)):  # bounce
+            hal.clock["ms"] = ms
+            left.edge(level)
+        deb = Debouncer()
+        board.ring.drain(deb)
+        assert deb.first[LEFT] == 1000 and deb.last[LEFT] == 1000  # one edge taken, 4 not
+        assert left.handler is None
+        board.poll_inputs(1010)  # the loop read the ring: the pin is watched again
+        assert left.handler is not None
+        deb.observe(LEFT, board.level(LEFT), 1010)  # the level the bounce settled to
+        deb.settle(LEFT, board.level(LEFT), 1011)
+        assert deb.pop() == 1 and deb.tick == 1000  # pressed, from the first edge
+    finally:
+        FakePin.soft_only = False
+
+
+def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hal):
+    spec = board_file("pico-w")
+    spec.pop("display")
+    spec["battery"]["offset_mv"] = 300
+    board = hal.rp2mod.Rp2Board(spec)
+    assert board.battery_mv() == 26000 * 3300 * 3 // 65535 + 300
+    cs = FakePin.pins[25]
+    assert cs.mode == FakePin.OUT and cs.level == 1
 
 
 def test_usb_line_reads_bytes_and_never_waits_to_write(hal):

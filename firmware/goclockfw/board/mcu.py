@@ -52,7 +52,9 @@ class McuBoard:
         self.ring = EdgeRing()
         self.display = None
         self._pins: list = [None, None, None]
-        self._irq_handlers = []
+        self._armed = bytearray(3)  # a soft-interrupt pin is watched (see _setup_button)
+        self._soft = bytearray(3)  # the pin's interrupt is a soft one
+        self._handlers: list = [None, None, None]  # each pin's interrupt handler, kept
         self._led = None
         self._adc = None
         self._player = None
@@ -106,17 +108,31 @@ class McuBoard:
             return  # timed by a state machine: no interrupt needed
         ring = self.ring
         ticks_ms = time.ticks_ms
+        armed = self._armed
 
         # One closure per pin, made once: the handler allocates nothing.
         def on_edge(p):
             ring.put(ch, ticks_ms(), 1 - p.value())
 
-        self._irq_handlers.append(on_edge)
+        # A soft interrupt (the ESP32 has no hard ones) is served from MicroPython's
+        # scheduler, whose queue holds 8: a bouncing button must not fill it (the I2S
+        # callback would be dropped). So after its first edge the pin is not watched
+        # until the loop has read the ring (`poll_inputs` arms it again); the loop's
+        # level check sees what the bounce settled to.
+        def on_edge_once(p):
+            ring.put(ch, ticks_ms(), 1 - p.value())
+            p.irq(handler=None)
+            armed[ch] = 0
+
         trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
         try:
             pin.irq(handler=on_edge, trigger=trigger, hard=True)
+            self._handlers[ch] = on_edge
         except (TypeError, ValueError):
-            pin.irq(handler=on_edge, trigger=trigger)  # a port without hard IRQs
+            pin.irq(handler=on_edge_once, trigger=trigger)  # a port without hard IRQs
+            self._handlers[ch] = on_edge_once
+            self._soft[ch] = 1
+        armed[ch] = 1
 
     def _setup_arbiter(self, spec):
         # The BOOT button of ESP32 boards is a plain GPIO; the Pico overrides this.
@@ -141,7 +157,12 @@ class McuBoard:
         return 1 - pin.value()
 
     def poll_inputs(self, now):
-        """Inputs without interrupts are sampled here (none on a plain GPIO board)."""
+        """Soft-interrupt pins disarmed by an edge are armed again (the ring was read)."""
+        for ch in range(3):
+            if self._soft[ch] and not self._armed[ch]:
+                self._armed[ch] = 1
+                trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+                self._pins[ch].irq(handler=self._handlers[ch], trigger=trigger)
 
     def next_input_ms(self, now):
         """Ms until an input needs sampling again, or None (interrupts do it all)."""

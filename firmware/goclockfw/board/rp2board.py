@@ -68,6 +68,7 @@ class Rp2Board(McuBoard):
             McuBoard._setup_arbiter(self, spec)
 
     def poll_inputs(self, now):
+        McuBoard.poll_inputs(self, now)
         for ch, sm, clock in self._sms:
             now_us = time.ticks_us()
             clock.forward(now_us)  # every pass: the reference stays within the us wrap
@@ -94,21 +95,32 @@ class Rp2Board(McuBoard):
         return McuBoard.level(self, ch)
 
     def _setup_battery(self, spec):
-        # The Pico reads VSYS through a 1:3 divider on GPIO29 (ADC3).
+        # The Pico reads VSYS through a 1:3 divider on GPIO29 (ADC3). On a Pico W that pin
+        # is also the radio's SPI clock: GP25 (the radio's chip select) must be high while
+        # reading (`enable_pin`). `offset_mv` adds what a Schottky diode between the
+        # battery and VSYS drops (boards/README.md, "Battery").
         if not isinstance(spec, dict):
             return
         try:
-            self._adc = machine.ADC(spec.get("pin", 29))
+            self._adc_pin = spec.get("pin", 29)
+            self._adc = machine.ADC(self._adc_pin)
             self._divider = spec.get("divider", 3)
             self._vref_mv = spec.get("vref_mv", 3300)
+            self._offset_mv = spec.get("offset_mv", 0)
+            enable = spec.get("enable_pin")
+            self._enable = None if enable is None else machine.Pin(enable)
         except (ValueError, TypeError, OSError) as e:
             self._note("battery ADC: %s" % e)
 
     def battery_mv(self):
         if self._adc is None:
             return None
+        if self._enable is not None:
+            # Pico W: the radio's chip select high, so GPIO29 carries VSYS/3, not its clock
+            # (the clock uses no radio; the LED, on the radio chip, is only set between reads).
+            self._enable.init(machine.Pin.OUT, value=1)
         raw = self._adc.read_u16()
-        return raw * self._vref_mv * self._divider // 65535
+        return raw * self._vref_mv * self._divider // 65535 + self._offset_mv
 
 
 def make_board(path="board.json"):
