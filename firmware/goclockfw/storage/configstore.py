@@ -103,7 +103,10 @@ def _voice(name, v):
     return v
 
 
-# field -> checker(name, value) returning the normalised value
+# field -> checker(name, value) returning the normalised value; checked in
+# _ORDER so CPython and MicroPython (whose dicts keep no order) name the same
+# first bad field
+_ORDER = ("time_control", "buttons", "volume", "voice", "battery_low_mv")
 _FIELDS = {
     "time_control": _time_control,
     "buttons": _buttons,
@@ -120,13 +123,13 @@ def validate_config(obj):
     """
     if not isinstance(obj, dict):
         raise ConfigError("config: must be a JSON object")
-    for k in obj:
+    for k in sorted(obj):
         if k not in _FIELDS:
             raise ConfigError("%s: unknown config field" % (k,))
     out = _raw_defaults()
     for k in obj:
         out[k] = obj[k]
-    for k in _FIELDS:
+    for k in _ORDER:
         out[k] = _FIELDS[k](k, out[k])
     return out
 
