@@ -21,8 +21,10 @@ sends a reply together with everything that time brought (it writes to the pty o
 the clock has nothing more to do), so when the host reads the reply, the events are
 already waiting behind it: a watch sees the same events on any machine.
 
-Served one pass of the loop at a time under the clock's lock; between passes the thread
-sleeps on the pty and on a wake-up pipe that `close` and new output poke.
+Served one pass of the loop at a time under the clock's lock, and only when a pass is owed
+(`_due`); otherwise the thread sleeps on the pty and on a wake-up pipe that `close` and new
+output poke. Once the host has its reply, the clock does nothing until the next request
+or the test's next move: a test may then read the session as it is.
 """
 
 import json
@@ -75,16 +77,26 @@ class ClockLine:
                     if self.dropped:
                         return
                     self._take_input()
-                    self.clock.step()
-                    busy = self.clock.busy() or (
-                        b"\n" in self._in and self.clock.board.target is None
-                    )
+                    if self._due():
+                        self.clock.step()
+                    busy = self._due()
+                    if self.dropped:
+                        return
                     if not busy:
                         self._flush()
-                if not busy and not self.dropped:
+                if not busy:
                     self._sleep()
         except BaseException as exc:  # a firmware bug: close() raises it in the test
             self.error = exc
+
+    def _due(self):
+        """Is a pass of the loop owed: time to run, output to hand over, a whole request
+        to read? Only then does one run, so what the clock does (its flash work at quiet
+        moments too) depends on the requests and the virtual time alone, never on how
+        often this thread wakes."""
+        if self.clock.busy():
+            return True
+        return b"\n" in self._in and self.clock.board.target is None
 
     def _sleep(self):
         """Until the host writes, the pty takes more output, or the line is poked."""

@@ -1,18 +1,19 @@
-"""Games played on the real firmware for the host's tests: a clock holding a game's log is a
-clock on which that game was played (vclock.py), never a log written by hand.
+"""Games played on the real firmware for the host's tests: a clock that holds a game's log
+is a clock on which that game was played (vclock.py), so the log is the firmware's own,
+marks, calls and checksums included.
 """
 
 from support.vclock import VirtualClock
 
 
-def play_game(clock, time_control, presses, pause=None, end=True):
+def play_game(clock, time_control, presses, pause=None):
     """Play a game on `clock`; its game id.
 
     The clock is set to `time_control`; the side that does not move first starts the game
     at the current tick, t = 0 of the game. `presses` is [(t_ms, side)] with side "black" or
     "white" (or 0/1); `pause` an optional (t_pause, t_resume), both before the next press.
-    `end`: a millisecond after the last press the game is paused (if its clock runs) and
-    reset, so its log has its "end" record and a new game is set up.
+    A millisecond after the last press the game is paused (if its clock runs) and reset, so
+    its log has its "end" record and the next game is set up (it has no log until it starts).
     """
     clock.configure(time_control)
     t0 = clock.now
@@ -26,11 +27,10 @@ def play_game(clock, time_control, presses, pause=None, end=True):
             pause = None
         clock.play([(t0 + t, side if isinstance(side, str) else ("black", "white")[side])])
     gid = clock.session.journal.current
-    if end:
-        clock.run(1)
-        if clock.state() == "running":
-            clock.ask("pause")
-        clock.ask("reset")
+    clock.run(1)
+    if clock.state() == "running":
+        clock.ask("pause")
+    clock.ask("reset")
     return gid
 
 
