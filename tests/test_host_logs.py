@@ -82,6 +82,32 @@ def test_pull_resumes_after_the_line_drops(line, game, capsys, tmp_path):
         again.close()
 
 
+def test_pull_of_a_game_in_progress_then_the_rest(line, capsys, tmp_path):
+    # The game on the clock is still on: its log grows (moves, progress marks) between pulls.
+    clock = line.clock
+    clock.configure(TC)
+    clock.start()
+    clock.play([(10000, "black"), (20000, "white")])
+    clock.run(5000)  # White's clock runs: progress marks are being written
+    out_dir = tmp_path / "out"
+    rc, out, err = run(line, capsys, "--json", "logs", "pull", "-o", str(out_dir))
+    assert rc == 0, err
+    (first,) = json.loads(out)
+    game = line.session.journal.current
+    assert first["game"] == game and first["running"] is True and first["ok"] is True
+    with open(first["path"], "rb") as f:
+        assert f.read() == clock.log(game)  # all there was
+    clock.play([(30000, "black")])
+    clock.run(3000)
+    rc, out, err = run(line, capsys, "--json", "logs", "pull", "-o", str(out_dir))
+    assert rc == 0, err
+    (again,) = json.loads(out)
+    assert again["resumed_from"] == first["size"] and again["size"] > first["size"]
+    with open(again["path"], "rb") as f:
+        assert f.read() == clock.log(game)  # the copy continued, not started over
+    assert again["ok"] is True and again["verdict"].startswith("intact, 5 records")
+
+
 def test_tampered_log_fails_verification(line, game, capsys, tmp_path):
     path = pulled(line, game, capsys, tmp_path / "out")
     with open(path, "rb") as f:
