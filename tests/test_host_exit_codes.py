@@ -195,7 +195,7 @@ def test_every_command_has_its_statuses():
 
 @pytest.fixture
 def files(tmp_path):
-    gid, data = game_log(TC, PRESSES)
+    _, data = game_log(TC, PRESSES)
     log = tmp_path / "game.log"
     log.write_bytes(data)
     altered = tmp_path / "altered.log"
@@ -219,8 +219,6 @@ def files(tmp_path):
         "ZH": os.path.join(REPO, "sounds", "zh"),
         "SCENARIO": os.path.join(SCENARIOS, "byoyomi_cn_60.json"),
         "BADSCENARIO": str(bad),
-        "data": data,
-        "gid": gid,
     }
 
 
@@ -271,9 +269,9 @@ def test_exit_status(files, capsys, line, kind, rc):
         for key in ("LOG", "ALTERED", "SGF", "DIR", "ZH", "BADSCENARIO", "SCENARIO"):
             word = word.replace(key, files[key])
         argv.append(word)
-    line = clock_for(kind)
-    if line is not None:
-        argv = ["--port", line.path] + argv
+    clock = clock_for(kind)
+    if clock is not None:
+        argv = ["--port", clock.path] + argv
         if kind == "silent":
             argv = ["--timeout", "0.1"] + argv
     elif kind == "missing":
@@ -284,8 +282,8 @@ def test_exit_status(files, capsys, line, kind, rc):
         except SystemExit as exc:  # argparse's own errors
             got = exc.code
     finally:
-        if line is not None:
-            line.close()
+        if clock is not None:
+            clock.close()
     out, err = capsys.readouterr()
     assert got == rc, (line, kind, out[-300:], err)
     if rc:
