@@ -9,14 +9,14 @@ from goclock import notation, ogs_tc, presets
 from goclock.cli import main
 from goclock.errors import NotationError
 from goclockfw.storage import configstore
-from host_fakedev import FakeClock
+from support.clockline import ClockLine
 
 
 @pytest.fixture
-def fake():
-    clock = FakeClock()
-    yield clock
-    clock.close()
+def line():
+    line = ClockLine()
+    yield line
+    line.close()
 
 
 @pytest.fixture(autouse=True)
@@ -100,11 +100,12 @@ def test_adding_a_built_in_name_needs_force(capsys):
     assert presets.find("fischer")["time_control"]["main"] == 300  # yours is used
 
 
-def test_presets_are_numbered_from_1(fake, capsys):
-    rc, out, err = run(capsys, "--port", fake.path, "presets", "push", "cn-national", "ing")
+def test_presets_are_numbered_from_1(line, capsys):
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "cn-national", "ing")
     assert rc == 0, err
     assert out.splitlines()[:2] == ["1  cn-national  cn 2h/5", "2  ing  ing 3h+3x20m"]
-    rc, out, err = run(capsys, "--port", fake.path, "presets", "list", "--device")
+    assert [p["name"] for p in line.session.get_presets()] == ["cn-national", "ing"]
+    rc, out, err = run(capsys, "--port", line.path, "presets", "list", "--device")
     rows = [line.split() for line in out.splitlines() if "cn-national" in line or " ing " in line]
     assert [r[1] for r in rows] == ["1", "2"]
 
@@ -169,16 +170,17 @@ def test_bad_ogs_time_controls(obj, message):
     assert message in str(err.value)
 
 
-def test_config_set_from_ogs_with_options(fake, capsys, tmp_path):
+def test_config_set_from_ogs_with_options(line, capsys, tmp_path):
     path = tmp_path / "game.json"
     path.write_text(
         json.dumps({"system": "fischer", "initial_time": 600, "time_increment": 5, "max_time": 900})
     )
     rc, out, err = run(
-        capsys, "--port", fake.path, "config", "set", "--from-ogs", str(path), "first=white"
+        capsys, "--port", line.path, "config", "set", "--from-ogs", str(path), "first=white"
     )
     assert rc == 0, err
-    sent = [r for r in fake.requests if r["cmd"] == "config.set"][0]["config"]["time_control"]
+    sent = [r for r in line.requests if r["cmd"] == "config.set"][0]["config"]["time_control"]
+    assert line.session.store.config["time_control"] == sent  # as the clock keeps it
     assert sent == {
         "type": "fischer",
         "main": 600,

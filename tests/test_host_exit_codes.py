@@ -2,7 +2,8 @@
 input, 3 no clock found (host/goclock/errors.py, `goclock --help`, the README).
 
 One table of cases, each a command line, the clock it meets and the status it must end
-with. The clocks: a fake one on a pty (idle, paused, running, or holding a game log), one
+with. The clocks: the real firmware on a pty (tests/support/clockline.py: idle, paused,
+running, a side marked late, holding a game log, or one whose flash altered that log), one
 that never answers, none at all (no serial port answers as a goclock), and a port that does
 not exist. A test checks that the table has every command of the parser, each with the
 statuses it can give.
@@ -17,12 +18,13 @@ from sgfmill import sgf
 
 from conftest import REPO, SCENARIOS
 from goclock.cli import build_parser, main
-from host_fakedev import FakeClock, game_log
+from support.clockline import ClockLine
+from support.games import game_log, play_game
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 PRESSES = [(10000, 0), (20000, 1), (30000, 0), (40000, 1)]
 
-# (command line, clock, exit status). In the command line: PORT is the fake clock's port
+# (command line, clock, exit status). In the command line: PORT is the clock's port
 # (absent for the clocks "none" and "missing", which add their own), LOG a good pulled log,
 # ALTERED one with a changed record, DIR an empty directory, SGF a game record.
 CASES = [
@@ -79,7 +81,7 @@ CASES = [
     ("reset", "idle", 0),
     ("reset --yes", "paused", 0),
     ("reset", "paused", 2),
-    ("reset --preset 9", "idle", 2),
+    ("reset --preset 11", "idle", 2),  # the clock has its 10 factory presets
     ("reset", "silent", 1),
     ("reset", "none", 3),
     ("press white", "idle", 0),
@@ -193,8 +195,7 @@ def test_every_command_has_its_statuses():
 
 @pytest.fixture
 def files(tmp_path):
-    flash = tmp_path / "flash"
-    gid, data = game_log(flash, TC, PRESSES)
+    _, data = game_log(TC, PRESSES)
     log = tmp_path / "game.log"
     log.write_bytes(data)
     altered = tmp_path / "altered.log"
@@ -218,8 +219,6 @@ def files(tmp_path):
         "ZH": os.path.join(REPO, "sounds", "zh"),
         "SCENARIO": os.path.join(SCENARIOS, "byoyomi_cn_60.json"),
         "BADSCENARIO": str(bad),
-        "data": data,
-        "gid": gid,
     }
 
 
@@ -241,22 +240,26 @@ def own_home(tmp_path, monkeypatch):
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
 
 
-def clock_for(kind, files):
+def clock_for(kind):
+    """The clock a case meets, set up on the table as a player or arbiter would."""
     if kind in ("none", "missing"):
         return None
-    fake = FakeClock()
+    line = ClockLine()
+    clock = line.clock
     if kind == "silent":
-        fake.mode = "silent"
-    elif kind in ("running", "paused"):
-        fake.state, fake.turn, fake.moves = kind, "black", 3
+        line.faults.mode = "silent"
+    elif kind in ("running", "paused"):  # three moves made, White to move
+        clock.start()
+        clock.play([(1000, "black"), (2000, "white"), (3000, "black")])
+        if kind == "paused":
+            clock.ask("pause")
     elif kind == "late":
-        fake.absent.add("black")
+        clock.ask("late", side="black")
     elif kind in ("logs", "altered"):
-        data = files["data"]
-        if kind == "altered":
-            data = data.replace(b'"used_ms":10000', b'"used_ms":9000')
-        fake.logs = {1: data}
-    return fake
+        assert play_game(clock, TC, PRESSES) == 1
+        if kind == "altered":  # the clock's own copy changed in its flash
+            assert clock.damage_flash(b'"used_ms":10000', b'"used_ms":10001') == 4
+    return line
 
 
 @pytest.mark.parametrize("line, kind, rc", CASES, ids=["%s/%s" % c[:2] for c in CASES])
@@ -266,9 +269,9 @@ def test_exit_status(files, capsys, line, kind, rc):
         for key in ("LOG", "ALTERED", "SGF", "DIR", "ZH", "BADSCENARIO", "SCENARIO"):
             word = word.replace(key, files[key])
         argv.append(word)
-    fake = clock_for(kind, files)
-    if fake is not None:
-        argv = ["--port", fake.path] + argv
+    clock = clock_for(kind)
+    if clock is not None:
+        argv = ["--port", clock.path] + argv
         if kind == "silent":
             argv = ["--timeout", "0.1"] + argv
     elif kind == "missing":
@@ -279,8 +282,8 @@ def test_exit_status(files, capsys, line, kind, rc):
         except SystemExit as exc:  # argparse's own errors
             got = exc.code
     finally:
-        if fake is not None:
-            fake.close()
+        if clock is not None:
+            clock.close()
     out, err = capsys.readouterr()
     assert got == rc, (line, kind, out[-300:], err)
     if rc:

@@ -13,8 +13,9 @@ import pytest
 from goclock.cli import main
 from goclockfw.storage.chunks import ChunkPool
 from goclockfw.storage.journal import Journal
-from host_fakedev import FakeClock
+from support.clockline import ClockLine
 from support.flashfs import flash_fs
+from support.sessions import make_session
 
 STATUS = [("main_ms", 50000), ("flagged", False), ("periods", 3), ("period_ms", 30000)]
 
@@ -23,9 +24,11 @@ def press(t, side, move):
     return ("press", t, side, 5000, [("move", move)] + STATUS)
 
 
-def write_log(tmp_path, records, name="game.log"):
-    """A log of `records` [(kind, t, side, value, extra)], chained by the firmware's journal."""
-    flash, fs = flash_fs(32)
+def write_log(tmp_path, records, name="game.log", end=False):
+    """A log of `records` [(kind, t, side, value, extra)], chained by the firmware's journal;
+    the path of a copy. `end`: the game is ended (its "end" record), and the flash it is
+    on is returned too."""
+    flash, fs = flash_fs(64)
     store = Journal(ChunkPool(fs, flash), setup_spares=4)
     store.load()
     while store.wants_work(False):
@@ -36,9 +39,14 @@ def write_log(tmp_path, records, name="game.log"):
     store.record("start", 0, 0)
     for kind, t, side, value, extra in records:
         store.record(kind, t, side, value, extra)
+    if end:
+        store.end(records[-1][1] + 1, "reset")
     data = store.read(gid, 0, 1 << 20)[0]
     path = tmp_path / name
     path.write_bytes(data)
+    if end:
+        fs.lfs.unmount()
+        return str(path), flash
     return str(path)
 
 
@@ -136,12 +144,12 @@ def test_export_and_pull_say_the_same(tmp_path, capsys, replay):
     assert rc == 0  # exported all the same, with a warning
     assert json.loads(out)["verified"]["ok"] is not replay
     assert ("line 6: move 3 again" in err) is replay
-    fake = FakeClock()
-    try:
-        fake.logs = {1: open(path, "rb").read()}
-        rc = main(["--port", fake.path, "logs", "pull", "-o", str(tmp_path / "pulled")])
-    finally:
-        fake.close()
+    # The same log on a clock: the flash it was written on, booted by the firmware.
+    path, flash = write_log(tmp_path, records, "ended.log", end=True)
+    with ClockLine(session=make_session(flash, fresh=False)) as line:
+        assert [g["game"] for g in line.session.journal.list()] == [1]
+        rc = main(["--port", line.path, "logs", "pull", "-o", str(tmp_path / "pulled")])
+        assert line.clock.log(1) == open(path, "rb").read()
     out, err = capsys.readouterr()
     assert rc == (1 if replay else 0)
     assert ("game 1: INCONSISTENT: line 6: move 3 again" in err) is replay

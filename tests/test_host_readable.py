@@ -9,7 +9,7 @@ import pytest
 from goclock import cmd_device, eventtext, ui
 from goclock.cli import build_parser, main
 from goclockfw.events import VALUE_FIELDS
-from host_fakedev import FakeClock
+from support.clockline import ClockLine
 
 STATUS = {"main_ms": 0, "flagged": False, "periods": 5, "period_ms": 55000}
 
@@ -120,24 +120,39 @@ def test_status_event_is_the_status_line():
     assert "2 moves played" in ui.status_line(dict(st, moves=2))
 
 
+def watched_line():
+    """A clock whose Black runs out of main time (1:05) while `goclock watch` watches: 2 s
+    run after each request, so info comes at 0:59, status at 1:01, watch at 1:03 (and its
+    events up to 1:05, with it)."""
+    line = ClockLine(ms_per_request=2000)
+    line.clock.configure({"type": "byoyomi", "main": 65, "periods": 5, "period": 60})
+    line.clock.start()
+    line.clock.run(59000)
+    return line
+
+
 def test_watch_prints_words_by_default_and_json_on_request(capsys):
-    fake = FakeClock()
-    fake.events_on_watch = [
-        {"event": "call", "t": 95000, "side": "black", "phrase": "30秒"},
-        {"event": "pause", "t": 96000, "side": "black"},
-    ]
+    line = watched_line()
     try:
-        args = build_parser().parse_args(["--port", fake.path, "watch", "--seconds", "5"])
+        args = build_parser().parse_args(["--port", line.path, "watch", "--seconds", "5"])
         ticks = iter(range(100))
         cmd_device.do_watch(args, now=lambda: next(ticks) * 0.5)
         out = capsys.readouterr().out.splitlines()
-        assert out[0].startswith("idle")
-        assert out[1:3] == ["1:35  Black: “30秒”", "1:36  clocks paused (Black to move)"]
-        rc = main(["--port", fake.path, "--json", "watch", "--seconds", "0.3"])
+        assert out[0].startswith("running, black to move, 0 moves played  |  black 0:04.0")
+        assert out[3:5] == [
+            "1:05  Black: “开始读秒”",  # said first: a call is timed
+            "1:05  Black's main time is up: byo-yomi",
+        ]
+        # the status reply, then status events at 1:03 and 1:04, the two above, one at 1:05
+        status = [x.startswith("running, black to move") for x in out]
+        assert status == [True, True, True, False, False, True]
+        seen = len(line.events())
+        rc = main(["--port", line.path, "--json", "watch", "--seconds", "0.3"])
         lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-        assert rc == 0 and lines[0]["event"] == "status" and lines[1]["event"] == "call"
+        assert rc == 0 and lines[0]["event"] == "status" and "time_control" in lines[0]
+        assert lines[1:] == line.events()[seen:] and len(lines) > 2
     finally:
-        fake.close()
+        line.close()
 
 
 @pytest.mark.parametrize(
@@ -158,15 +173,16 @@ def test_sizes(n, text):
 
 
 def test_info_shows_sizes_and_voices(capsys):
-    fake = FakeClock()
-    try:
-        rc = main(["--port", fake.path, "info"])
-    finally:
-        fake.close()
+    with ClockLine() as line:
+        rc = main(["--port", line.path, "info"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "781 KB" in out and "146 KB" in out  # 800000 and 150000 bytes
-    assert "zh, ja" in out
+    (info,) = [m for m in line.sent if "flash_free" in m]  # the reply the host got
+    flash = info["flash_free"]  # what this clock's littlefs had free, in bytes
+    assert flash > 100 * 1024 and ui.size_text(flash).endswith(" KB")
+    assert ui.size_text(flash) in out and str(flash) not in out
+    assert "121 KB" in out and "123456" not in out  # RAM (tests/support/ports.py)
+    assert "en, ja, zh" in out  # the voice packs the clock has
 
 
 def test_one_move_not_one_moves():
@@ -188,18 +204,15 @@ def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch)
     screen = io.StringIO()
     term = Console(file=screen, force_terminal=True, width=120, color_system=None)
     monkeypatch.setattr(ui, "console", lambda: term)
-    fake = FakeClock()
-    fake.events_on_watch = [
-        {"event": "call", "t": 95000, "side": "black", "phrase": "30秒"},
-        dict({"event": "status", "state": "running", "turn": "black", "moves": 2}, black=STATUS),
-    ]
+    line = watched_line()
     try:
-        args = build_parser().parse_args(["--port", fake.path, "watch", "--seconds", "5"])
+        args = build_parser().parse_args(["--port", line.path, "watch", "--seconds", "5"])
         ticks = iter(range(100))
         cmd_device.do_watch(args, now=lambda: next(ticks) * 0.5)
     finally:
-        fake.close()
+        line.close()
     text = screen.getvalue()
-    assert "1:35  Black: “30秒”" in text
-    assert "running, black to move, 2 moves played" in text  # the live line, updated
+    assert "1:05  Black: “开始读秒”" in text
+    assert "black 0:00.0  5 × 1:00" in text  # the live line, updated at 1:05
+    assert text.count("1:05  Black") == 2  # the events printed once each, above it
     assert "{" not in text

@@ -14,45 +14,49 @@ from goclock.cli import main
 from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout
 from goclock.transport import SerialTransport
-from host_fakedev import FakeClock
 from protocol_support import make_device
+from support.clockline import ClockLine
 
 
 @pytest.fixture
-def fake():
-    clock = FakeClock()
-    yield clock
-    clock.close()
+def line():
+    line = ClockLine()
+    yield line
+    line.close()
 
 
-def die_mid_line(fake, half):
+def die_mid_line(line, half):
     """A client that wrote `half` a request and went away."""
-    t = SerialTransport(fake.path)
+    t = SerialTransport(line.path)
     t.serial.write(half)
     t.serial.flush()
     t.close()
 
 
-def test_the_next_client_gets_its_answer(fake, capsys):
-    die_mid_line(fake, b'{"id":7,"cmd":"pre')
-    rc = main(["--port", fake.path, "--json", "status"])
+def test_the_next_client_gets_its_answer(line, capsys):
+    die_mid_line(line, b'{"id":7,"cmd":"pre')
+    rc = main(["--port", line.path, "--json", "status"])
     out, err = capsys.readouterr()
     assert rc == 0, err
     assert json.loads(out)["state"] == "idle"
     # what the clock saw: the half line ended by our newline, then our request, whole
-    assert fake.lines[0] == b'{"id":7,"cmd":"pre'
-    assert json.loads(fake.lines[1])["cmd"] == "info"
+    assert line.lines[0] == b'{"id":7,"cmd":"pre'
+    assert json.loads(line.lines[1])["cmd"] == "info"
+    # and what it answered: the half line refused with a null id (skipped as stale), then ours
+    assert line.sent[0]["id"] is None and line.sent[0]["error"].startswith("bad JSON")
+    assert line.sent[1]["id"] == json.loads(line.lines[1])["id"] and line.sent[1]["ok"]
 
 
-def test_a_bare_newline_first(fake):
-    t = SerialTransport(fake.path)
+def test_a_bare_newline_first(line):
+    t = SerialTransport(line.path)
     try:
         client = Client(t, timeout=2.0)
         client.open_line()
         assert client.request("status")["state"] == "idle"
     finally:
         t.close()
-    assert fake.lines[0] == b""  # nothing else on the line before our newline
+    assert line.lines[0] == b""  # nothing else on the line before our newline
+    assert json.loads(line.lines[1])["cmd"] == "status"
 
 
 class Script:
