@@ -6,6 +6,7 @@ The host's tests meet that firmware as a user's clock (CPython): vclock runs the
 loop over the session in virtual time, clockline serves it on a pty that `goclock --port`
 opens, linefaults breaks that line on request, games plays games on it.
 
-Nothing here patches sys.path: the firmware (`goclockfw`) and the host tool (`goclock`)
-are installed in the project's venv, and pytest puts tests/ on the path.
+The firmware (`goclockfw`) and the host tool (`goclock`) are installed in the project's
+venv and pytest puts tests/ on the path; the one sys.path entry added here is tools/
+(support/tools.py), because the tools/ scripts import their siblings by name.
 """

@@ -1,7 +1,8 @@
 """The project's tools/ scripts as modules, for the tests that run what a benchmark runs.
 
 tools/ is not a package (its scripts are run as `python tools/x.py`), so they are loaded
-here by file name: no sys.path entry is added.
+here by file name; tools/ itself goes on sys.path because a script imports its siblings
+by name, as it does when run from the command line.
 """
 
 import importlib.util

@@ -7,8 +7,8 @@ preset) and dispatches requests; the clock state lives in the application,
 which it reaches through the narrow interface below. A refused request leaves
 that state untouched and no exception ever escapes `handle_line`.
 
-The app interface (implemented by firmware/goclockfw/app/app.py; tests use a fake)
---------------------------------------------------------------------
+The app interface (implemented by app/session.py; the tests drive that real session)
+------------------------------------------------------------------------------------
 Sides are ints: 0 = black, 1 = white. Times are integer milliseconds.
 Any method may raise ValueError (ConfigError and ClockError are ValueErrors)
 with a clear message; the protocol turns that into `{"ok": false, "error": msg}`.
