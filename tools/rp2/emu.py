@@ -161,6 +161,7 @@ class _NakHost:
         self.queue = bytearray()
         self.armed = None  # (endpoint, size) of an OUT transfer waiting for data
         self.armed_count = 0
+        self.on_deliver = None  # called as bytes are handed to the chip
         self._orig_read = self.usb.on_endpoint_read
         self.usb.on_endpoint_read = self._on_read
         orig_reset = self.usb.on_reset
@@ -191,6 +192,8 @@ class _NakHost:
         self.armed = None
         chunk = bytes(self.queue[:size])
         del self.queue[:size]
+        if self.on_deliver is not None:
+            self.on_deliver(chunk)
         self.usb.endpoint_read_done(endpoint, chunk)
 
 
@@ -214,6 +217,8 @@ class Pico:
         self.cdc = USBCDC(self.mcu.usb_ctrl)
         self.host = _NakHost(self.cdc)
         self.flash = FlashCounter(self.mcu.ssi)
+        self.host.on_deliver = self._on_deliver
+        self.delivered = None  # (emulated ns, busy cycles) when bytes last reached the chip
         self.rx = bytearray()  # bytes from the chip not yet taken by `output()`
         self.connected = False
         self._until = None
@@ -271,6 +276,10 @@ class Pico:
         self.rx += data
         if self._until is not None and self._until():
             self.sim.stopped = True
+
+    def _on_deliver(self, _chunk):
+        # The transfer completes rp2040py's fixed 10 us later: near enough for a latency.
+        self.delivered = (self.now_ns, self.busy_cycles)
 
     def _on_connected(self):
         self.connected = True
