@@ -222,6 +222,7 @@ class Pico:
         self.rx = bytearray()  # bytes from the chip not yet taken by `output()`
         self.connected = False
         self._until = None
+        self._timed_out = False
         self.cdc.on_serial_data = self._on_data
         self.cdc.on_device_connected = self._on_connected
         # machine.reset() (a watchdog trigger): restart in place, flash kept, as on a board.
@@ -245,6 +246,7 @@ class Pico:
         return self.mcu.core.cycles
 
     def _stop(self):
+        self._timed_out = True
         self.sim.stopped = True
 
     def _run(self):
@@ -262,13 +264,18 @@ class Pico:
         if done is not None and done():
             return True
         self._until = done
+        self._timed_out = False
         self._stop_alarm.schedule(max(1, int(timeout * 1e9)))
         try:
             self._run()
         finally:
             self._stop_alarm.cancel()
             self._until = None
-        return done() if done is not None else True
+        if done is not None and done():
+            return True
+        if not self._timed_out:  # rp2040py stopped by itself (a BKPT: a hard fault)
+            raise RuntimeError("the emulated chip stopped at pc=0x%08x" % self.mcu.core.pc)
+        return done is None
 
     # ----- serial ------------------------------------------------------------
 

@@ -142,11 +142,16 @@ def table(label, r):
         ("    idle CPU share, clock running", "%.1f %%" % (100 * r["running"]["cpu"])),
         ("    idle CPU share, paused", "%.1f %%" % (100 * r["paused"]["cpu"])),
         (
-            "(d) flash per press (erases / page programs)",
-            "%s / %s" % (sorted({p["erases"] for p in ps}), sorted({p["programs"] for p in ps})),
+            "(d) flash per press: erases, page programs",
+            "mean %.1f, %.1f (each press: %s)"
+            % (
+                sum(p["erases"] for p in ps) / len(ps),
+                sum(p["programs"] for p in ps) / len(ps),
+                " ".join("%d/%d" % (p["erases"], p["programs"]) for p in ps),
+            ),
         ),
         (
-            "    flash per window: no game, running, paused",
+            "    flash per idle window: no game, running, paused",
             ", ".join("%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")),
         ),
     ]  # fmt: skip
