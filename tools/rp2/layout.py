@@ -5,6 +5,13 @@ run the firmware in the shape a real board gets: bytecode compiled by the pinned
 (`.mpy`), `main.py` as source (MicroPython boots it by name), the pin map as `/board.json`
 and a voice pack under `/sounds/<voice>/`.
 
+Two differences from host/goclock/deploy.py, both deliberate: each .mpy is compiled with
+`-s <file name>`, where deploy lets mpy-cross record the full host path of the source (the
+chip interns that name when it loads the module: measured, a 40-character checkout path
+costs ~1.1 KB of heap over the 32 modules, and it would make the heap figures depend on
+where the checkout is); and hal_esp32.py is copied like any other module (deploy leaves it
+off a Pico; it is never imported there, so it costs flash, not RAM).
+
 The firmware is being reorganised into a package elsewhere, so which files go where is
 decided in ONE place, `firmware_files()` below; `lay_out()` takes that list as it is and
 never looks at firmware/ by itself. Switching to the package layout means changing only
