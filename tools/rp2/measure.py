@@ -91,7 +91,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     out["heap_after_boot"] = s.request("probe")["mem_free"]
     s.request("config.set", config={"time_control": TC})
     s.request("reset")
-    log("booted in %.2f emulated s; idle, no game, %g s ..." % (pico.now_s, seconds))
+    log("booted in %.2f emulated s; idle, no game, %g s ..." % (out["boot_s"], seconds))
     out["idle"] = idle_window(pico, s, seconds)
     s.request("press", side="white")  # Black's clock starts
     s.run_for(1.0)
