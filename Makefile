@@ -9,7 +9,8 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean
+.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
+	rp2-images test-rp2 measure-rp2
 
 all: test
 
@@ -73,6 +74,22 @@ VOICE ?= zh
 flash: $(STAMP)
 	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
 	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+
+# The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
+# a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in
+# ~/.cache/goclock/rp2, GOCLOCK_RP2_CACHE moves it: then seconds); test-rp2 runs tests/rp2
+# on them in rp2040py; measure-rp2 prints the per-press, idle and flash figures.
+RP2_OUT := build/rp2
+RP2_ENV := GOCLOCK_RP2_IMAGE=$(RP2_OUT)/micropython.uf2 GOCLOCK_RP2_FROZEN_IMAGE=$(RP2_OUT)/goclock-frozen.uf2
+rp2-images: $(STAMP)
+	$(PY) tools/rp2/build.py --out $(RP2_OUT)/micropython.uf2
+	$(PY) tools/rp2/build.py --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
+
+test-rp2: rp2-images
+	$(RP2_ENV) $(PY) -m pytest -q tests/rp2
+
+measure-rp2: rp2-images
+	$(RP2_ENV) $(PY) tools/rp2/measure.py
 
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
