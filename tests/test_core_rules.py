@@ -6,11 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import callplan
-import gameclock
-import timecontrol
-from gameclock import BLACK, WHITE, GameClock
-from ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from goclockfw.core import callplan, gameclock, timecontrol
+from goclockfw.core.gameclock import BLACK, WHITE, GameClock
+from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
 
 # ----- ticks ---------------------------------------------------------------
 
@@ -85,7 +83,7 @@ def test_time_odds_apply_to_one_side():
 @pytest.mark.parametrize(
     "obj, field",
     [
-        ({"type": "hourglass", "main": 60}, "type"),
+        ({"type": "sandglass", "main": 60}, "type"),
         ({"main": 60}, "type"),
         ({"type": "sudden_death"}, "main"),
         ({"type": "sudden_death", "main": -1}, "main"),

@@ -1,4 +1,4 @@
-"""Debouncing (firmware/buttons.py): one press per real press, dated at its first edge.
+"""Debouncing (firmware/goclockfw/app/buttons.py): one press per real press, dated at its first edge.
 
 A simulated switch produces bursts of edges (contact bounce on press and on
 release) at random ms; the loop samples at random intervals as a busy loop
@@ -10,7 +10,7 @@ an unconfirmed edge (`hold`).
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buttons import (
+from goclockfw.app.buttons import (
     ARBITER,
     DEBOUNCE_MS,
     LEFT,
@@ -21,7 +21,7 @@ from buttons import (
     Debouncer,
     EdgeRing,
 )
-from ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
 
 press_st = st.lists(
     st.tuples(

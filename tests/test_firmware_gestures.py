@@ -1,146 +1,219 @@
-"""The arbiter key and button gestures (firmware/gestures.py) over a recording fake app."""
+"""The arbiter key and button gestures (app/gestures.py), on the real session in virtual time.
+
+Buttons are edges at exact ticks (as the interrupts record them) and pin levels the loop
+sees; the session steps as a board's loop would. What the clock says is what its
+announcer starts (its echo); what it did is its state and its log.
+"""
 
 import pytest
 
-from gestures import HOLD_MS, MENU_TIMEOUT_MS, TAP_MS, Gestures
+from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
+from goclockfw.app.gestures import CONFIRM_MS, HOLD_MS, LATE_MS, MENU_TIMEOUT_MS, TAP_MS
+from support.sessions import make_session
 
-BLACK, WHITE = 0, 1
+BYO = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
 
-class FakeApp:
-    def __init__(self, state="running", presets=3, byoyomi_timeout=False):
-        self.state = state
-        self.presets = presets
-        self.byoyomi_timeout = byoyomi_timeout
-        self.done = []
+class Hands:
+    """Presses the buttons of a session, in virtual time; remembers what it said."""
 
-    def clock_state(self):
-        return self.state
+    def __init__(self, tc=BYO, presets=None):
+        self.s = make_session()
+        self.t = 0
+        self.levels = [0, 0, 0]
+        self.said = []  # device notices by name ("pause"), calls as said
+        names = {phrase: name for name, phrase in self.s.announcer.notices.items()}
+        self.s.announcer.echo = lambda phrase: self.said.append(names.get(phrase, phrase))
+        self.s.set_config(dict(self.s.store.config, time_control=tc))
+        if presets is not None:
+            self.s.set_presets(presets)
+        self.s.reset(None)
 
-    def can_timeout_pass(self):
-        return self.state == "ended" and self.byoyomi_timeout
+    def run_to(self, t):
+        s = self.s
+        while self.t < t:
+            wait = s.wait_ms(self.t)
+            self.t = t if wait <= 0 or self.t + wait > t else self.t + wait
+            for ch in range(3):
+                s.level(ch, self.levels[ch], self.t)
+            s.step(self.t)
 
-    def preset_count(self):
-        return self.presets
+    def down(self, ch, t):
+        self.run_to(t)
+        self.levels[ch] = 1
+        self.s.edge(ch, t, 1)
+        self.run_to(t + 30)
 
-    def notice(self, name):
-        self.done.append(("notice", name))
+    def up(self, ch, t):
+        self.run_to(t)
+        self.levels[ch] = 0
+        self.s.edge(ch, t, 0)
+        self.run_to(t + 30)
 
-    def button_press(self, side, tick):
-        self.done.append(("press", side, tick))
+    def tap(self, ch, t, ms=80):
+        self.down(ch, t)
+        self.up(ch, t + ms)
 
-    def arbiter_pause(self, tick):
-        self.state = "paused"
-        self.done.append(("pause", tick))
+    @property
+    def state(self):
+        return self.s.clock.state
 
-    def arbiter_resume(self, now):
-        self.state = "running"
-        self.done.append(("resume", now))
+    def events(self):
+        j = self.s.journal
+        from goclockfw.storage.logline import verify_bytes
 
-    def arbiter_timeout_pass(self, now):
-        self.state = "running"
-        self.done.append(("timeout_pass", now))
+        return [r["event"] for r in verify_bytes(j.read(j.current, 0, 1 << 20)[0])["records"]]
 
-    def arbiter_reset(self, preset):
-        self.state = "idle"
-        self.done.append(("reset", preset))
+
+def started():
+    h = Hands()
+    h.tap(RIGHT, 1000)  # White starts Black's clock
+    assert h.state == "running"
+    return h
 
 
 def test_pause_at_the_first_edge_then_tap_resumes():
-    app = FakeApp()
-    g = Gestures(app)
-    g.on_arbiter_down(1000, 1012)
-    assert app.done == [("pause", 1000)]
-    g.on_arbiter_up(1100)  # the same press: nothing more
-    g.on_arbiter_down(5000, 5010)
-    g.on_arbiter_up(5200)
-    assert app.done[-1] == ("resume", 5200)
+    h = started()
+    h.down(ARBITER, 5000)
+    assert h.state == "paused" and h.s.clock.status(5100)["black"]["main_ms"] == 56000
+    h.up(ARBITER, 5300)
+    assert h.state == "paused"  # the press that paused does not also resume
+    h.tap(ARBITER, 9000)
+    assert h.state == "running" and h.said[-2:] == ["pause", "resume"]
 
 
 def test_long_press_while_paused_does_not_resume():
-    app = FakeApp(state="paused")
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    g.poll(TAP_MS + 100)
-    g.on_arbiter_up(TAP_MS + 100)
-    assert app.done == []
+    h = started()
+    h.tap(ARBITER, 5000)
+    h.down(ARBITER, 8000)
+    h.up(ARBITER, 8000 + TAP_MS + 200)
+    assert h.state == "paused"
 
 
 def test_player_presses_pass_through():
-    app = FakeApp()
-    g = Gestures(app)
-    g.on_press(BLACK, 10, 20)
-    g.on_press(WHITE, 30, 40)
-    assert app.done == [("press", BLACK, 10), ("press", WHITE, 30)]
+    h = started()
+    h.tap(LEFT, 4000)  # Black moves
+    assert h.s.clock.moves_made == 1 and h.s.clock.turn == 1
 
 
 def test_arbiter_and_white_resets_only_when_no_clock_runs():
-    app = FakeApp(state="paused")
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    g.on_press(WHITE, 300, 310)
-    g.on_arbiter_up(500)
-    assert app.done == [("reset", None)]
-    # While running, the arbiter key pauses first; the reset needs a fresh press.
-    app = FakeApp(state="running")
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    assert app.done == [("pause", 0)]
-    g.on_press(WHITE, 300, 310)
-    assert app.done[-1] == ("reset", None)
+    h = started()
+    h.down(ARBITER, 5000)  # pauses at once: the game is paused, not reset
+    h.tap(RIGHT, 5500)
+    h.up(ARBITER, 6000)
+    assert h.state == "paused" and h.said[-1] == "confirm"  # a game in progress: asks first
+    h.tap(RIGHT, 7000)  # confirmed with White's button
+    assert h.state == "idle" and h.said[-1] == "reset"
+    h.down(ARBITER, 9000)  # idle: no game to end, no question
+    h.tap(RIGHT, 9300)
+    h.up(ARBITER, 9600)
+    assert h.state == "idle" and h.said[-1] == "reset"
+
+
+def test_a_reset_not_confirmed_leaves_the_game_as_it_was():
+    h = started()
+    h.tap(ARBITER, 5000)
+    for other, t in ((LEFT, 7000), (None, 27000)):
+        h.down(ARBITER, t)
+        h.tap(RIGHT, t + 300)
+        h.up(ARBITER, t + 600)
+        assert h.said[-1] == "confirm"
+        if other is None:
+            h.run_to(t + 600 + CONFIRM_MS + 100)  # nothing more: the question lapses
+        else:
+            h.tap(other, t + 1500)  # Black's button is no answer
+        assert h.said[-1] == "cancel" and h.state == "paused"
+    assert "end" not in h.events()
 
 
 def test_preset_menu_browse_and_choose():
-    app = FakeApp(state="idle", presets=3)
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    g.on_press(BLACK, 100, 110)
-    g.on_arbiter_up(200)  # releasing the key after opening the menu keeps it open
-    assert g.menu == 0 and app.done == [("notice", "preset_1")]
-    for t in (1000, 2000, 3000):
-        g.on_press(BLACK, t, t + 10)
-    assert [d[1] for d in app.done[1:]] == ["preset_2", "preset_3", "preset_1"]
-    g.on_press(BLACK, 4000, 4010)
-    g.on_press(WHITE, 5000, 5010)
-    assert app.done[-1] == ("reset", 1)
-    assert g.menu == -1
+    presets = [
+        {"name": "a", "time_control": {"type": "sudden_death", "main": 60}},
+        {"name": "b", "time_control": {"type": "sudden_death", "main": 120}},
+        {"name": "c", "time_control": {"type": "fischer", "main": 180, "increment": 2}},
+    ]
+    h = Hands(presets=presets)
+    h.down(ARBITER, 1000)
+    h.tap(LEFT, 1300)  # arbiter key held + Black's button: the menu
+    h.up(ARBITER, 1600)  # letting the key go keeps the menu open
+    assert h.said == ["preset_1"]
+    for t in (3000, 4000, 5000):
+        h.tap(LEFT, t)
+    assert h.said[1:] == ["preset_2", "preset_3", "preset_1"]
+    h.tap(LEFT, 6000)
+    h.tap(RIGHT, 7000)  # White's button: reset to the preset just said (idle: no question)
+    assert h.s.tc.to_json()["main"] == 120 and h.state == "idle" and h.said[-1] == "reset"
 
 
 def test_preset_menu_cancel_by_tap_and_by_timeout():
-    app = FakeApp(state="ended")
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    g.on_press(BLACK, 10, 10)
-    g.on_arbiter_up(50)
-    g.on_arbiter_down(1000, 1000)
-    g.on_arbiter_up(1100)
-    assert g.menu == -1 and app.done[-1] == ("notice", "cancel")
-    g.on_arbiter_down(2000, 2000)
-    g.on_press(BLACK, 2010, 2010)
-    g.on_arbiter_up(2050)
-    assert g.next_due(2100) == MENU_TIMEOUT_MS - 90
-    g.poll(2010 + MENU_TIMEOUT_MS)
-    assert g.menu == -1 and app.done[-1] == ("notice", "cancel")
-    assert not any(d[0] == "reset" for d in app.done)
+    h = Hands()
+    for leave in ("tap", "timeout"):
+        h.down(ARBITER, h.t + 1000)
+        h.tap(LEFT, h.t + 300)
+        h.up(ARBITER, h.t + 300)
+        assert h.s.gestures.menu == 0
+        if leave == "tap":
+            h.tap(ARBITER, h.t + 1000)
+        else:
+            h.run_to(h.t + MENU_TIMEOUT_MS + 100)
+        assert h.s.gestures.menu == -1 and h.said[-1] == "cancel"
+    assert h.s.tc.to_json()["main"] == 60  # nothing changed
 
 
 def test_no_presets_no_menu():
-    app = FakeApp(state="idle", presets=0)
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    g.on_press(BLACK, 10, 10)
-    assert g.menu == -1 and app.done == []
+    h = Hands(presets=[])
+    h.down(ARBITER, 1000)
+    h.tap(LEFT, 1300)
+    h.up(ARBITER, 1600)
+    assert h.s.gestures.menu == -1 and h.said == [] and h.state == "idle"
 
 
 @pytest.mark.parametrize("byoyomi", [True, False])
-def test_hold_after_a_byoyomi_timeout_rules_a_pass(byoyomi):
-    app = FakeApp(state="ended", byoyomi_timeout=byoyomi)
-    g = Gestures(app)
-    g.on_arbiter_down(0, 0)
-    assert g.next_due(500) == HOLD_MS - 500
-    g.poll(HOLD_MS - 1)
-    assert app.done == []
-    g.poll(HOLD_MS)
-    g.poll(HOLD_MS + 500)
-    g.on_arbiter_up(HOLD_MS + 600)
-    assert app.done == ([("timeout_pass", HOLD_MS)] if byoyomi else [])
+def test_hold_after_a_timeout_rules_a_pass_only_in_byoyomi(byoyomi):
+    tc = BYO if byoyomi else {"type": "sudden_death", "main": 60}
+    h = Hands(tc)
+    h.tap(RIGHT, 1000)
+    h.run_to(1000 + 60000 + 3 * 30000 + 1000)  # Black runs out of everything
+    assert h.state == "ended"
+    h.down(ARBITER, h.t + 1000)
+    h.run_to(h.t + HOLD_MS + 100)
+    h.up(ARBITER, h.t)
+    if byoyomi:
+        assert h.state == "running" and h.s.clock.turn == 1 and h.said[-1] == "timeout_pass"
+        assert "ruling" in h.events()
+    else:
+        assert h.state == "ended"
+
+
+def test_late_marked_at_the_board_and_arrival_by_the_late_side_s_button():
+    h = Hands({"type": "sudden_death", "main": 1800})
+    h.down(ARBITER, 1000)
+    h.run_to(1000 + HOLD_MS + 50)  # held: "late", and the next button says whose
+    assert h.said[-1] == "late"
+    h.up(ARBITER, h.t)
+    h.tap(LEFT, h.t + 500)  # Black is late
+    assert h.said[-1] == "late_marked" and h.s.is_absent(0)
+    start = h.t + 1000
+    h.tap(RIGHT, start)  # White starts Black's clock; Black is not there
+    h.tap(LEFT, start + 60000)  # Black sits down: arrival, not a move
+    assert not h.s.is_absent(0) and h.s.clock.moves_made == 0 and h.said[-1] == "arrive"
+    kinds = h.events()
+    assert kinds.index("late") < kinds.index("start") < kinds.index("arrive")
+    # charged twice the lateness in all: 60 s ran on its clock, 60 s more come off
+    j = h.s.journal
+    from goclockfw.storage.logline import verify_bytes
+
+    recs = verify_bytes(j.read(j.current, 0, 1 << 20)[0])["records"]
+    arrive = [r for r in recs if r["event"] == "arrive"][0]
+    assert arrive["late_ms"] == 60000 and arrive["charged_ms"] == 60000 and arrive["t"] == 60000
+    h.tap(LEFT, start + 65000)  # now a move
+    assert h.s.clock.moves_made == 1
+
+
+def test_late_lapses_without_a_button():
+    h = Hands()
+    h.down(ARBITER, 1000)
+    h.run_to(1000 + HOLD_MS + 50)
+    h.up(ARBITER, h.t)
+    h.run_to(h.t + LATE_MS + 100)
+    assert h.said[-1] == "cancel" and not h.s.is_absent(0) and not h.s.is_absent(1)

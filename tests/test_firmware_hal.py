@@ -15,8 +15,8 @@ import types
 
 import pytest
 
-from buttons import ARBITER, LEFT, RIGHT, Debouncer
 from conftest import REPO
+from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, Debouncer
 
 
 class FakePin:
@@ -40,14 +40,50 @@ class FakePin:
             return self.level
         self.level = v
 
+    soft_only = False  # an ESP32: Pin.irq(hard=True) is refused
+
     def irq(self, handler=None, trigger=0, hard=False):
+        if hard and FakePin.soft_only:
+            raise ValueError("hard IRQ not supported")
         self.handler = handler
         self.trigger = trigger
         self.hard = hard
 
+    def init(self, mode=None, value=None, **kw):
+        self.mode = mode
+        if value is not None:
+            self.level = value
+        self.inits = getattr(self, "inits", 0) + 1
+
     def edge(self, level):
         self.level = level
-        self.handler(self)
+        if self.handler is not None:  # a pin whose interrupt is off sees nothing
+            self.handler(self)
+
+
+class FakeStateMachine:
+    """An rp2.StateMachine: records its set-up; the test puts the words its program pushes."""
+
+    made = []
+    fail = False
+
+    def __init__(self, sm_id, prog, freq=None, in_base=None, jmp_pin=None):
+        if FakeStateMachine.fail:
+            raise ValueError("state machine in use")
+        self.id, self.prog, self.freq = sm_id, prog, freq
+        self.in_base, self.jmp_pin = in_base, jmp_pin
+        self.words = []
+        self.running = False
+        FakeStateMachine.made.append(self)
+
+    def active(self, on):
+        self.running = bool(on)
+
+    def rx_fifo(self):
+        return len(self.words)
+
+    def get(self):
+        return self.words.pop(0)
 
 
 class FakeADC:
@@ -79,25 +115,42 @@ class FakePoll:
 def hal(monkeypatch):
     clock = {"ms": 1000}
     machine = types.SimpleNamespace(Pin=FakePin, ADC=FakeADC, I2C=None, PWM=None, I2S=None)
-    rp2 = types.SimpleNamespace(bootsel=0)
+    rp2 = types.SimpleNamespace(
+        bootsel=0,
+        Flash=lambda: "the rp2 flash",
+        PIO=types.SimpleNamespace(SHIFT_LEFT=0, JOIN_RX=2),
+        asm_pio=lambda **kw: lambda func: ("assembled", func.__name__, kw),
+        StateMachine=FakeStateMachine,
+    )
+    FakeStateMachine.made = []
+    FakeStateMachine.fail = False
     rp2.bootsel_button = lambda: rp2.bootsel
+    vfs = types.SimpleNamespace(label="vfs")
+    partition = types.SimpleNamespace(TYPE_DATA=1, find=lambda kind, label: [vfs])
+    esp32 = types.SimpleNamespace(Partition=partition)
     kbd = []
     micropython = types.SimpleNamespace(kbd_intr=kbd.append)
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setitem(sys.modules, "rp2", rp2)
+    monkeypatch.setitem(sys.modules, "esp32", esp32)
     monkeypatch.setitem(sys.modules, "micropython", micropython)
-    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+    for name in ("goclockfw.board.mcu", "goclockfw.board.rp2board", "goclockfw.board.esp32board"):
         sys.modules.pop(name, None)
     mods = types.SimpleNamespace(
-        mcu=importlib.import_module("hal_mcu"),
-        rp2mod=importlib.import_module("hal_rp2"),
-        esp32=importlib.import_module("hal_esp32"),
+        mcu=importlib.import_module("goclockfw.board.mcu"),
+        rp2mod=importlib.import_module("goclockfw.board.rp2board"),
+        esp32=importlib.import_module("goclockfw.board.esp32board"),
         rp2=rp2,
         kbd=kbd,
         clock=clock,
     )
-    fake_time = types.SimpleNamespace(ticks_ms=lambda: clock["ms"], sleep_ms=lambda ms: None)
+    fake_time = types.SimpleNamespace(
+        ticks_ms=lambda: clock["ms"] & 0x3FFFFFFF,
+        ticks_us=lambda: (clock["ms"] * 1000 + clock.get("us", 0)) & 0x3FFFFFFF,
+        sleep_ms=lambda ms: None,
+    )
     monkeypatch.setattr(mods.mcu, "time", fake_time)
+    monkeypatch.setattr(mods.rp2mod, "time", fake_time)
     line_in = bytearray()
     line_out = bytearray()
     room = {"ok": True}
@@ -111,8 +164,11 @@ def hal(monkeypatch):
         def write(self, data):
             line_out.extend(data)
 
-    polls = iter([FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])])
-    monkeypatch.setattr(mods.mcu.select, "poll", lambda: next(polls))
+    polls = [FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])]
+    # The first board made gets the line's polls; later ones a line that never has anything.
+    monkeypatch.setattr(
+        mods.mcu.select, "poll", lambda: polls.pop(0) if polls else FakePoll(lambda: False)
+    )
     monkeypatch.setattr(
         mods.mcu,
         "sys",
@@ -123,7 +179,7 @@ def hal(monkeypatch):
     mods.line_in, mods.line_out, mods.room = line_in, line_out, room
     FakePin.pins = {}
     yield mods
-    for name in ("hal_mcu", "hal_rp2", "hal_esp32"):
+    for name in ("goclockfw.board.mcu", "goclockfw.board.rp2board", "goclockfw.board.esp32board"):
         sys.modules.pop(name, None)
 
 
@@ -132,9 +188,38 @@ def board_file(name):
         return json.load(f)
 
 
+def test_pico_buttons_timed_by_pio_state_machines(hal):
+    spec = board_file("pico")
+    spec.pop("display")
+    hal.clock["ms"] = 1000
+    board = hal.rp2mod.Rp2Board(spec)
+    left_sm, right_sm = FakeStateMachine.made
+    assert (left_sm.id, right_sm.id) == (4, 5)  # PIO1: MicroPython's I2S 0 takes PIO0
+    assert left_sm.in_base is FakePin.pins[14] and left_sm.jmp_pin is FakePin.pins[14]
+    assert left_sm.freq == 20000 and left_sm.running
+    assert left_sm.prog[0] == "assembled" and left_sm.prog[2]["fifo_join"] == 2
+    assert FakePin.pins[15].handler is None  # no interrupt: the state machine times it
+    # The right button goes down 2 s after the machines started; the CPU reads the word
+    # 400 ms later (as after a flash erase): the edge keeps its own tick.
+    steps = 20000  # 100 us each
+    right_sm.words.append(0x7FFFFFFF - (steps + 2))  # bit 31 clear: went down
+    hal.clock["ms"] = 3400
+    board.poll_inputs(3400)
+    deb = Debouncer()
+    board.ring.drain(deb)
+    deb.settle(RIGHT, 1, 3420)
+    assert deb.pop() == 1 and deb.tick == 3000 and deb.channel == RIGHT
+    right_sm.words.append((1 << 31) | (0x7FFFFFFF - (steps + 1502)))  # up, 150 ms later
+    board.poll_inputs(3500)
+    board.ring.drain(deb)
+    deb.settle(RIGHT, 0, 3520)
+    assert deb.pop() == 2 and deb.tick == 3150
+
+
 def test_pico_pins_interrupts_and_bootsel(hal):
     spec = board_file("pico")
     spec.pop("display")  # no I2C here
+    spec["edge_timer"] = False  # interrupts, as when no state machine is free
     board = hal.rp2mod.Rp2Board(spec)
     left, right = FakePin.pins[14], FakePin.pins[15]
     assert left.pull == FakePin.PULL_UP and right.pull == FakePin.PULL_UP
@@ -149,15 +234,17 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     deb.settle(RIGHT, board.level(RIGHT), 2020)
     assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
     # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS.
-    assert board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
+    assert board.wake_ms(True) == 20 and board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
     hal.rp2.bootsel = 1
     board.poll_inputs(2030)
     assert board.level(ARBITER) == 1
     hal.rp2.bootsel = 0
     board.poll_inputs(2031)  # too soon: the last sample stands
     assert board.level(ARBITER) == 1
-    board.poll_inputs(2040)
+    board.poll_inputs(2050)  # a SAMPLE_MS (20 ms) later: read again
     assert board.level(ARBITER) == 0
+    assert board.wake_ms(False) == 100  # no clock running: BOOTSEL read every 50 ms
+    assert board.next_input_ms(2050) == hal.rp2mod.IDLE_SAMPLE_MS
     # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
     board.set_led(1)
     assert FakePin.pins["LED"].level == 1
@@ -179,16 +266,59 @@ def test_esp32_boot_button_and_battery_divider(hal):
     assert board.next_input_ms(0) is None
 
 
-def test_usb_line_reads_bytes_and_drops_output_when_no_room(hal):
+def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hal):
+    """On a port without hard IRQs (the ESP32) a bouncing button could fill the scheduler
+    queue: each pin takes one edge, then waits for the loop to read the ring."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        left = FakePin.pins[32]
+        assert left.hard is False
+        for ms, level in ((1000, 0), (1001, 1), (1002, 0), (1003, 1), (1004, 0)):  # bounce
+            hal.clock["ms"] = ms
+            left.edge(level)
+        deb = Debouncer()
+        board.ring.drain(deb)
+        assert deb.first[LEFT] == 1000 and deb.last[LEFT] == 1000  # one edge taken, 4 not
+        assert left.handler is None
+        board.poll_inputs(1010)  # the loop read the ring: the pin is watched again
+        assert left.handler is not None
+        deb.observe(LEFT, board.level(LEFT), 1010)  # the level the bounce settled to
+        deb.settle(LEFT, board.level(LEFT), 1011)
+        assert deb.pop() == 1 and deb.tick == 1000  # pressed, from the first edge
+    finally:
+        FakePin.soft_only = False
+
+
+def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hal):
+    spec = board_file("pico-w")
+    spec.pop("display")
+    spec["battery"]["offset_mv"] = 300
+    board = hal.rp2mod.Rp2Board(spec)
+    assert board.battery_mv() == 26000 * 3300 * 3 // 65535 + 300
+    cs = FakePin.pins[25]
+    assert cs.mode == FakePin.OUT and cs.level == 1
+
+
+def test_usb_line_reads_bytes_and_never_waits_to_write(hal):
     board = hal.mcu.McuBoard({"board": "bare"})
     assert board.read_serial() is None
     hal.line_in.extend(b'{"cmd": "info"}\n')
     assert bytes(board.read_serial()) == b'{"cmd": "info"}\n'
-    board.write_serial('{"ok": true}')
+    assert board.serial_send(b'{"ok": true}') == 12
     assert bytes(hal.line_out) == b'{"ok": true}'
+    long = b"x" * 200
+    assert board.serial_send(long) == 64  # a USB packet at a time: never a long wait
     hal.room["ok"] = False
-    board.write_serial("lost")
-    assert board.dropped == 1 and b"lost" not in hal.line_out
+    assert board.serial_send(b"later") == 0  # no room: nothing written, the caller keeps it
+    assert b"later" not in hal.line_out
+
+
+def test_each_family_hands_over_its_flash_block_device(hal):
+    assert hal.rp2mod.Rp2Board({"board": "pico"}).flash == "the rp2 flash"
+    assert hal.esp32.Esp32Board({"board": "esp32"}).flash.label == "vfs"
 
 
 def test_missing_or_bad_parts_are_notices_not_crashes(hal):

@@ -1,20 +1,14 @@
 """The hot paths allocate nothing: proved under micropython.heap_lock() (tools/bench_heap.py).
 
 With the heap locked any allocation raises MemoryError. The firmware's loop
-runs 5 s of a running clock that way, and 40 presses are charged that way
+runs 5 s of a running clock that way (progress marks written to the flash), and
+40 presses are charged that way
 (interrupt record, debounce, the core's press): both must go through. The
 other numbers of the bench (heap after boot, per second, per press) are
 reported by `make bench`, not asserted here.
 """
 
-import os
-import sys
-
-from conftest import REPO
-
-sys.path.insert(0, os.path.join(REPO, "tools"))
-
-import bench_heap  # noqa: E402
+from support.tools import bench_heap
 
 
 def test_tick_and_press_paths_allocate_nothing():

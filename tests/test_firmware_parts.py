@@ -2,11 +2,12 @@
 
 import os
 
-import beep
-from announcer import STALE_MS, Announcer
-from battery import LOW_READINGS, REARM_MV, BatteryWatch
 from conftest import REPO
-from display import Ssd1306View, clock_text, view
+from goclockfw.app.announcer import STALE_MS, Announcer
+from goclockfw.app.battery import LOW_READINGS, REARM_MV, BatteryWatch
+from goclockfw.app.display import clock_text, view
+from goclockfw.audio import beep
+from support.mpy import run_mpy_json
 
 SOUNDS = os.path.join(REPO, "sounds")
 
@@ -171,33 +172,69 @@ def test_view_shows_byoyomi_moves_and_flags():
     assert view(status(), menu="2 1h + 3x30s")["note"].startswith("preset 2")
 
 
-class FakeSsd1306:
+SCREEN = """
+import framebuf, json
+from goclockfw.app.display import view
+from goclockfw.app.screen import Screen
+
+
+class Ssd1306(framebuf.FrameBuffer):
+    # The micropython-lib driver's shape: a MONO_VLSB frame buffer, commands and data.
     def __init__(self):
-        self.texts = []
-        self.rects = 0
-        self.shows = 0
+        self.buffer = bytearray(1024)
+        super().__init__(self.buffer, 128, 64, framebuf.MONO_VLSB)
+        self.sent = []  # pages sent, in order
+        self.cmds = []
 
-    def fill(self, c):
-        self.texts = []
+    def write_cmd(self, c):
+        self.cmds.append(c)
 
-    def text(self, s, x, y, c=1):
-        self.texts.append((s, x, y))
-
-    def fill_rect(self, x, y, w, h, c):
-        self.rects += 1
-
-    def show(self):
-        self.shows += 1
+    def write_data(self, data):
+        self.sent.append(self.cmds[-2])  # the page of the SET_PAGE_ADDR just given
+        assert len(data) == 128
 
 
-def test_ssd1306_view_draws_once_per_change_and_fits_128_pixels():
-    d = FakeSsd1306()
-    sv = Ssd1306View(d)
-    v = view(status())
-    sv.draw(v)
-    sv.draw(dict(v))
-    assert d.shows == 1
-    for s, x, _ in d.texts:
-        assert x + 8 * len(s) <= 128, s
-    sv.draw(view(status(state="paused")))
-    assert d.shows == 2 and ("PAUSED", 0, 56) in d.texts
+def status(state, black, white, turn="black"):
+    side = lambda ms: {"main_ms": ms, "flagged": False, "periods": 5, "period_ms": 60000}
+    return {"state": state, "turn": turn, "black": side(black), "white": side(white)}
+
+
+d = Ssd1306()
+s = Screen(d)
+out = {}
+steps = 0
+while s.step():
+    steps += 1
+out["first"] = [d.sent[:], steps + 1]  # everything, two pages a step
+d.sent.clear()
+s.update(view(status("running", 6895000, 6900000)))
+while s.step():
+    pass
+out["all_regions"] = sorted(set(d.sent))
+d.sent.clear()
+s.update(view(status("running", 6894000, 6900000)))  # one second of Black's time changed
+while s.step():
+    pass
+out["one_second"] = d.sent[:]
+d.sent.clear()
+s.update(view(status("running", 6894000, 6900000)))  # nothing changed
+out["nothing"] = s.step(), d.sent[:]
+s.update(view(status("paused", 6894000, 6900000)))
+while s.step():
+    pass
+out["paused"] = d.sent[:]
+# the big digits land where they should: row 8 of the buffer holds black's time
+lit = sum(1 for x in range(128) if d.pixel(x, 12))
+out["lit"] = lit
+print(json.dumps(out))
+"""
+
+
+def test_screen_sends_only_changed_pages_a_few_at_a_time(micropython, tmp_path):
+    out = run_mpy_json(micropython, tmp_path, SCREEN)[-1]
+    assert out["first"] == [[0, 1, 2, 3, 4, 5, 6, 7], 4]  # the whole screen, 2 pages a step
+    assert out["all_regions"] == [0, 1, 2, 3, 4, 5, 7]
+    assert out["one_second"] == [1, 2]  # Black's time only: its two pages
+    assert out["nothing"] == [False, []]
+    assert out["paused"] == [0, 7]  # the marker on Black's line goes, the note says PAUSED
+    assert out["lit"] > 10

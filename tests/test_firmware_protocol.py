@@ -10,8 +10,9 @@ import base64
 import json
 import random
 
-from firmware_helpers import boot, set_tc, status
-from gamelog import verify_bytes
+from goclockfw.protocol.commands import PROTOCOL_VERSION
+from goclockfw.storage.logline import verify_bytes
+from support.firmware import boot, set_tc, status
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
@@ -20,7 +21,7 @@ def test_every_command_over_the_pty(tmp_path):
     fw = boot(tmp_path)
     try:
         info = fw.request({"cmd": "info"})
-        assert info["ok"] and info["protocol"] == 1 and info["board"] == "desktop"
+        assert info["ok"] and info["protocol"] == PROTOCOL_VERSION and info["board"] == "desktop"
         assert info["flash_free"] > 0 and info["ram_free"] > 0 and info["battery_mv"] is None
         set_tc(fw, TC)
         assert fw.request({"cmd": "config.get"})["config"]["time_control"]["main"] == 60
@@ -53,7 +54,10 @@ def test_every_command_over_the_pty(tmp_path):
         kinds = {e["event"] for e in events}
         assert {"pause", "resume", "adjust", "status"} <= kinds
         game = status(fw)["game"]
-        r = fw.request({"cmd": "reset", "preset": 2})
+        r = fw.request({"cmd": "reset", "preset": 3})  # numbered from 1: the third
+        assert not r["ok"] and "pause" in r["error"]  # never while a clock runs
+        assert fw.request({"cmd": "pause"})["state"] == "paused"
+        r = fw.request({"cmd": "reset", "preset": 3})
         assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
         logs = fw.request({"cmd": "logs.list"})["logs"]
         assert [g["game"] for g in logs] == [game]

@@ -1,30 +1,32 @@
-"""The protocol client and the serial transport: against a scripted fake clock on a pty,
-a scripted line source, and pyserial's loop:// URL."""
+"""The protocol client and the serial transport: against the real firmware on a pty
+(tests/support/clockline.py), a scripted line source, and pyserial's loop:// URL."""
 
 import itertools
 import json
-import os
-import threading
 
 import pytest
 
 from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError, TransportError
 from goclock.transport import SerialTransport
-from host_fakedev import FakeClock
+from support.clockline import ClockLine
+from support.games import play_game
+
+# Black's main time runs out at 65 s; "30秒" is called 30 s into a 60 s period, at 1:35.
+BYO_60 = {"type": "byoyomi", "main": 65, "periods": 5, "period": 60}
 
 
 @pytest.fixture
-def fake():
-    clock = FakeClock()
-    yield clock
-    clock.close()
+def line():
+    line = ClockLine()
+    yield line
+    line.close()
 
 
 @pytest.fixture
-def client(fake):
-    transport = SerialTransport(fake.path)
-    yield Client(transport, timeout=2.0)
+def client(line):
+    transport = SerialTransport(line.path)
+    yield Client(transport, timeout=2.0, first_id=1)
     transport.close()
 
 
@@ -46,25 +48,42 @@ class Script:
         return line(self.written[-1]["id"]) if callable(line) else line
 
 
-def test_request_and_reply(client, fake):
+def test_request_and_reply(client, line):
     info = client.check_firmware()
-    assert info["protocol"] == 1
-    assert client.request("press", side="white") == {"accepted": True}
-    assert fake.requests[-1] == {"id": 2, "cmd": "press", "side": "white"}
+    assert info["protocol"] == 2
+    assert client.request("press", side="white") == {"accepted": True}  # White starts the game
+    assert line.requests[-1] == {"id": 2, "cmd": "press", "side": "white"}
+    assert line.session.clock.state == "running"
 
 
 def test_refusal_becomes_device_error(client):
     with pytest.raises(DeviceError) as err:
         client.request("resume")
-    assert "the clock refused resume: not paused" == str(err.value)
+    assert "the clock refused resume: the clocks are not paused" == str(err.value)
 
 
-def test_events_are_kept_aside(client, fake):
-    fake.events_on_watch = [{"event": "call", "t": 95000, "side": "black", "phrase": "30秒"}]
+def reply_at(line, rid):
+    """Where the reply to request `rid` is among the lines the clock sent."""
+    return [i for i, m in enumerate(line.sent) if isinstance(m, dict) and m.get("id") == rid][0]
+
+
+def test_events_are_kept_aside(client, line):
+    line.clock.configure(BYO_60)
+    line.clock.start()
+    line.clock.run(94000)
+    line.ms_per_request = 2000  # the clock runs 2 s after answering `watch`: "30秒" at 1:35
     assert client.request("watch", on=True) == {"on": True}
-    # The event arrives after the reply; the next request must skip over it.
-    assert client.request("status")["state"] == "idle"
-    assert client.next_event(0.1) == fake.events_on_watch[0]
+    line.ms_per_request = 0
+    # The events arrive after the reply; the next request must skip over them.
+    assert client.request("status")["state"] == "running"
+    between = line.sent[reply_at(line, 1) + 1 : reply_at(line, 2)]
+    assert {"event": "call", "t": 95000, "side": "black", "phrase": "30秒"} in between
+    assert [m["event"] for m in between].count("status") >= 2  # one a second while watched
+    assert list(client.events) == between
+    # Then what came after the reply (the pass that answered went on), and nothing more:
+    # no time ran after `status`.
+    for ev in between + line.sent[reply_at(line, 2) + 1 :]:
+        assert client.next_event(0.1) == ev
     assert client.next_event(0.05) is None
 
 
@@ -88,54 +107,56 @@ def test_unreadable_request_reply():
         client.request("status")
 
 
-def test_garbage_is_a_protocol_error(client, fake):
-    fake.mode = "garbage"
+def test_garbage_is_a_protocol_error(client, line):
+    line.faults.mode = "garbage"
     client.timeout = 0.3
     with pytest.raises(ProtocolError, match="does not speak the goclock protocol"):
         client.request("info")
 
 
-def test_silence_is_a_timeout(client, fake):
-    fake.mode = "silent"
+def test_silence_is_a_timeout(client, line):
+    line.faults.mode = "silent"
     client.timeout = 0.2
     with pytest.raises(DeviceTimeout, match="did not answer info within 0.2 s"):
         client.request("info")
 
 
-def test_boot_banner_before_reply_is_tolerated(client, fake):
-    fake.mode = "banner"
-    assert client.request("info")["board"] == "fake"
+def test_boot_banner_before_reply_is_tolerated(client, line):
+    line.faults.mode = "banner"
+    assert client.request("info")["board"] == "test"
+    assert line.sent[0] == "MicroPython v1.28 on unix; booting goclock"
 
 
 @pytest.mark.parametrize(
-    "proto,fix", [(2, "update this host tool"), (0, "update the clock's firmware")]
+    "proto,fix", [(3, "update this host tool"), (1, "update the clock's firmware")]
 )
-def test_other_protocol_version_refused(client, fake, proto, fix):
-    fake.protocol = proto
+def test_other_protocol_version_refused(client, line, proto, fix):
+    line.faults.info = {"protocol": proto}
     with pytest.raises(GoclockError, match=fix):
         client.check_firmware()
 
 
-def test_request_over_1024_bytes_never_sent(client, fake):
+def test_request_over_1024_bytes_never_sent(client, line):
     with pytest.raises(GoclockError, match="over the clock's limit of 1024"):
         client.request("config.set", config={"voice": "x" * 1100})
-    assert fake.requests == []
+    assert line.lines == []
 
 
-def test_busy_port(fake):
-    first = SerialTransport(fake.path)
+def test_busy_port(line):
+    first = SerialTransport(line.path)
     try:
         with pytest.raises(TransportError, match="is busy"):
-            SerialTransport(fake.path)
+            SerialTransport(line.path)
     finally:
         first.close()
 
 
-def test_lost_line(client, fake):
-    fake.logs = {1: b"x" * 2000}
-    fake.cut_after = 0
-    with pytest.raises((TransportError, DeviceTimeout)):
-        client.request("logs.get", game=1, timeout=1.0)
+def test_lost_line(client, line):
+    gid = play_game(line.clock, BYO_60, [(10000, "black"), (20000, "white")])
+    line.faults.cut_after = 0  # the cable is pulled as the first bytes of a log would go
+    with pytest.raises(TransportError, match="lost the connection"):
+        client.request("logs.get", game=gid, timeout=1.0)
+    assert line.requests[-1]["cmd"] == "logs.get" and line.dropped
 
 
 def test_loop_url_lines_and_deadline():
@@ -150,14 +171,11 @@ def test_loop_url_lines_and_deadline():
     transport.close()
 
 
-def test_overlong_line_is_garbage(fake):
-    transport = SerialTransport(fake.path)
-    # Written from a thread: the pty holds only a few KB until the reader drains it.
-    writer = threading.Thread(target=os.write, args=(fake.master, b"x" * (70 * 1024)))
-    writer.start()
+def test_overlong_line_is_garbage(line):
+    transport = SerialTransport(line.path)
+    line.garbage(b"x" * (70 * 1024))  # the line sends it as the pty drains
     try:
         with pytest.raises(ProtocolError, match="longer than"):
             transport.read_line(5.0)
     finally:
-        writer.join(timeout=5)
         transport.close()

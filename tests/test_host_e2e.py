@@ -14,9 +14,9 @@ import threading
 import pytest
 from sgfmill import sgf
 
-from firmware_helpers import boot
 from goclock import cmd_device
 from goclock.cli import build_parser, main
+from support.firmware import boot
 
 # (ms the side to move thinks, then presses). Black, White, Black into byo-yomi, ...
 THINK = [10000, 7000, 65000, 5000, 4000, 1000]
@@ -128,7 +128,10 @@ def test_time_set_only_while_paused(played):
 @pytest.fixture(scope="module")
 def pulled(played):
     fw, port, tmp, watched = played
-    ok(port, "reset")  # ends the game: its log gets its end record
+    rc, out, err = goclock(port, "reset")  # no terminal to ask: a game in progress stays
+    assert rc == 2 and "--yes" in err
+    ok(port, "pause")  # the clock refuses to reset a running clock
+    ok(port, "reset", "--yes")  # ends the game: its log gets its end record
     out_dir = tmp / "logs"
     result = json.loads(ok(port, "--json", "logs", "pull", "-o", str(out_dir)))
     return played, result[0]

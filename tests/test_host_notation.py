@@ -50,7 +50,95 @@ FORMS = [
     ("byo 1h + 5 x 30s", {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}),
     ("byo 1h+5×30s", {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}),
     ("sd 1.5s calls=none", {"type": "sudden_death", "main": 1.5, "calls": "none"}),
+    # Issue 12: the new controls, each round-tripping like the others.
+    ("fischer 5m+10s max 10m", {"type": "fischer", "main": 300, "increment": 10, "max": 600}),
+    ("fischer 5m+10s max=10m", {"type": "fischer", "main": 300, "increment": 10, "max": 600}),
+    ("hourglass 5m", {"type": "hourglass", "main": 300}),
+    ("untimed", {"type": "untimed"}),
+    ("untimed first=white", {"type": "untimed", "first": "white"}),
+    (
+        "ing 3h+3x20m",
+        {"type": "ing", "main": 10800, "periods": 3, "period": 1200, "penalty": 2},
+    ),
+    (
+        "ing 3h+3x20m penalty=1",
+        {"type": "ing", "main": 10800, "periods": 3, "period": 1200, "penalty": 1},
+    ),
+    ("bronstein 0+30s", {"type": "delay", "main": 0, "delay": 30, "mode": "bronstein"}),
+    (
+        "byo 1h+0x30s white.periods=3",
+        {"type": "byoyomi", "main": 3600, "periods": 0, "period": 30, "white": {"periods": 3}},
+    ),
+    (
+        "fischer 10m+5s white.max=20m",
+        {"type": "fischer", "main": 600, "increment": 5, "white": {"max": 1200}},
+    ),
 ]
+
+# Go engines' time commands (GTP 2 time_settings, KGS kgs-time_settings), as documented.
+GTP = [
+    (
+        "time_settings 1800 600 25",
+        {"type": "canadian", "main": 1800, "moves": 25, "period": 600, "carry": False},
+    ),
+    ("time_settings 1800 0 0", {"type": "sudden_death", "main": 1800}),  # absolute
+    ("time_settings 0 1 0", {"type": "untimed"}),  # B > 0, S = 0: no time limit
+    ("kgs-time_settings none", {"type": "untimed"}),
+    ("kgs-time_settings absolute 1800", {"type": "sudden_death", "main": 1800}),
+    (
+        "kgs-time_settings byoyomi 1800 30 5",
+        {"type": "byoyomi", "main": 1800, "periods": 5, "period": 30},
+    ),
+    (
+        "kgs-time_settings canadian 1800 600 25",
+        {"type": "canadian", "main": 1800, "moves": 25, "period": 600, "carry": False},
+    ),
+    (
+        "kgs-time_settings byoyomi 0 5 3 calls=none",
+        {"type": "byoyomi", "main": 0, "periods": 3, "period": 5, "calls": "none"},
+    ),
+]
+
+
+@pytest.mark.parametrize("text,expected", GTP)
+def test_gtp_time_settings(text, expected):
+    assert notation.parse(text) == _with_defaults(expected)
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("time_settings 1800 600", "time_settings needs the form"),
+        ("time_settings 30m 600 25", "'30m' is not a number of seconds"),
+        ("kgs-time_settings byoyomi 1800 30", "kgs-time_settings needs the form"),
+        ("kgs-time_settings fischer 1800 30", "kgs-time_settings needs the form"),
+        ("time_settings 0 0 0", "main: must be more than 0"),
+    ],
+)
+def test_bad_gtp_says_what_is_wrong(text, message):
+    with pytest.raises(NotationError) as err:
+        notation.parse(text)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "byo 10s+2x60s",  # was echoed as cn 2m10s/2
+        "byo 1h+0x30s",  # was echoed as byo 1h+0
+        "byo 1h+5x60s",
+        "byo 0+5x60s",
+        "cn 2h/5",
+        "cn 1h/1",
+        "cn 30m/5",
+        "byo 25m+5x30s",
+        "fischer 5m+10s max 10m",
+        "ing 3h+3x20m",
+        "bronstein 0+30s",
+    ],
+)
+def test_the_echo_reads_as_written(text):
+    assert notation.format(notation.parse(text)) == text
 
 
 def _with_defaults(tc):
@@ -86,7 +174,20 @@ periods = st.integers(min_value=10, max_value=600)
 
 @st.composite
 def time_controls(draw):
-    kind = draw(st.sampled_from(["byoyomi", "canadian", "fischer", "delay", "sudden_death"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "byoyomi",
+                "canadian",
+                "fischer",
+                "delay",
+                "sudden_death",
+                "hourglass",
+                "ing",
+                "untimed",
+            ]
+        )
+    )
     if kind == "byoyomi":
         tc = {
             "type": kind,
@@ -104,6 +205,20 @@ def time_controls(draw):
         }
     elif kind == "fischer":
         tc = {"type": kind, "main": draw(positive), "increment": draw(st.integers(0, 120))}
+        if draw(st.booleans()):
+            tc["max"] = tc["main"] + draw(st.integers(0, 3600))
+    elif kind == "ing":
+        tc = {
+            "type": kind,
+            "main": draw(positive),
+            "periods": draw(st.integers(0, 5)),
+            "period": draw(periods),
+            "penalty": draw(st.integers(1, 5)),
+        }
+    elif kind == "untimed":
+        tc = {"type": kind}
+    elif kind == "hourglass":
+        tc = {"type": kind, "main": draw(st.integers(1, 3600))}
     elif kind == "delay":
         tc = {
             "type": kind,
@@ -114,8 +229,8 @@ def time_controls(draw):
     else:
         tc = {"type": kind, "main": draw(positive)}
     tc["calls"] = draw(st.sampled_from(["cn", "none"]))
-    if draw(st.booleans()):
-        tc["white"] = {"main": draw(positive)}
+    if kind != "untimed" and "max" not in tc and draw(st.booleans()):
+        tc["white"] = {"main": draw(positive if kind != "hourglass" else st.integers(1, 3600))}
     return tc
 
 
@@ -127,14 +242,20 @@ def test_any_valid_json_round_trips(tc):
 
 BAD = [
     ("", "no time control given"),
-    ("hourglass 1h", "unknown time control 'hourglass'"),
+    ("sandglass 1h", "unknown time control 'sandglass'"),
+    ("sd -5m", "a duration cannot be negative"),
+    ("untimed 5m", "'5m' is not an option"),
+    ("ing 3h+0", "ing needs the form"),
+    ("sd 1h max 10m", "'max' only goes with Fischer"),
+    ("fischer 5m+10s penalty=2", "'penalty' only goes with Ing"),
+    ("fischer 5m+10s max 2m", "max: must be at least the main time"),
     ("byo 1h", "byo needs the form byo MAIN+PERIODSxPERIOD"),
     ("byo 90+5x30s", "'90' is not a duration (a unit is needed: 90m or 90s)"),
     ("cn 3m/5", "5 reserved minutes do not fit in a 3m limit"),
     ("cn 2h/five", "'five' is not a number of reserved minutes"),
     ("sd -5m", "'-5m' is not a duration"),
     ("byo 1h+5x5s", "period: at least 10 s with spoken calls"),
-    ("can 1h+0/10m", "moves: must be from 1 to 999"),
+    ("can 1h+0/10m", "moves: must be from 1 to 200"),
     ("can 1h+15/0", "period: must be more than 0"),
     ("sd 0", "main: must be more than 0"),
     ("sd 1h carry", "'carry' only goes with Canadian time"),

@@ -1,23 +1,18 @@
-"""The serial protocol handler (firmware/protocol.py) against a fake app with a real clock."""
+"""The serial protocol handler (protocol/commands.py) against the real session, in virtual time."""
 
 import base64
 import json
 
 import pytest
 
-import gamelog
-from fake_app import FakeApp
-from hal_fs import FS
-from protocol import MAX_LINE, Protocol
+from goclockfw.protocol.commands import MAX_LINE, Protocol
+from goclockfw.storage import logline
+from protocol_support import make_device, snapshot
 
 
 @pytest.fixture
 def dev(tmp_path):
-    app = FakeApp(FS(str(tmp_path)))
-    sent = []
-    proto = Protocol(app, sent.append)
-    app.protocol = proto
-    return app, proto, sent
+    return make_device(tmp_path)
 
 
 def ask(proto, **req):
@@ -32,23 +27,23 @@ def ok(proto, **req):
 
 
 def refused(proto, app, **req):
-    before = app.snapshot()
+    before = snapshot(app)
     r = ask(proto, **req)
     assert r["ok"] is False, r
     assert isinstance(r["error"], str) and r["error"]
-    assert app.snapshot() == before
+    assert snapshot(app) == before
     return r["error"]
 
 
 def test_info_and_status(dev):
     app, proto, _ = dev
     r = ok(proto, id=1, cmd="info")
-    assert r["protocol"] == 1 and r["board"] == "fake" and r["flash_free"] > 0
+    assert r["protocol"] == 2 and r["board"] == "test" and r["flash_free"] > 0
     assert "battery_mv" in r and r["battery_mv"] is None
     st = ok(proto, id="s", cmd="status")
     assert st["state"] == "idle" and st["turn"] is None and st["moves"] == 0
     assert st["black"] == {"main_ms": 6900000, "flagged": False, "periods": 5, "period_ms": 60000}
-    assert st["game"] == app.logs.current
+    assert st["game"] == app.journal.current
 
 
 def test_a_game_over_the_line(dev):
@@ -78,11 +73,13 @@ def test_a_game_over_the_line(dev):
     assert ok(proto, id=8, cmd="resume")["state"] == "running"
     refused(proto, app, id=9, cmd="time.set", side="white", main=50)
     # the log holds the whole game, and verifies
-    data = app.logs.read(app.logs.current, 0, 100000)[0]
-    result = gamelog.verify_bytes(data)
+    data = app.journal.read(app.journal.current, 0, 100000)[0]
+    result = logline.verify_bytes(data)
     assert result["ok"], result["errors"]
     kinds = [r["event"] for r in result["records"]]
-    assert kinds == ["game", "start", "press", "pause", "adjust", "resume"]
+    assert kinds == ["game", "start", "ignored", "press", "pause", "adjust", "resume"]
+    adjust = result["records"][5]
+    assert adjust["given"] == "main_ms" and adjust["main_ms"] == 100000  # what replay sets
 
 
 def test_config_set_is_validated_and_refused_while_running(dev):
@@ -122,16 +119,20 @@ def test_presets_and_reset(dev):
     refused(proto, app, id=3, cmd="presets.set", presets=[{"name": "x"}] * 11)
     err = refused(proto, app, id=4, cmd="presets.set", presets=[{"name": "", "time_control": {}}])
     assert "presets[0].name" in err
-    refused(proto, app, id=5, cmd="reset", preset=1)
+    refused(proto, app, id=5, cmd="reset", preset=2)
+    refused(proto, app, id=5, cmd="reset", preset=0)  # numbered from 1
     old_game = app.logs.current
-    r = ok(proto, id=6, cmd="reset", preset=0)
+    r = ok(proto, id=6, cmd="reset", preset=1)
     assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
-    assert app.logs.current == old_game + 1
-    r = ok(proto, id=7, cmd="reset")
-    assert r["time_control"]["type"] == "byoyomi"
-    listed = ok(proto, id=8, cmd="logs.list")["logs"]
-    assert [g["game"] for g in listed] == [old_game, old_game + 1, old_game + 2]
-    assert listed[0]["records"] == 2  # "game" and "end"
+    assert app.journal.current == old_game
+    ok(proto, id=7, cmd="press", side="white")  # started: now a reset ends it
+    assert "pause" in refused(proto, app, id=8, cmd="reset")
+    ok(proto, id=9, cmd="pause")
+    r = ok(proto, id=10, cmd="reset")
+    assert r["time_control"]["type"] == "byoyomi" and app.journal.current == old_game + 1
+    listed = ok(proto, id=11, cmd="logs.list")["logs"]
+    assert [g["game"] for g in listed] == [old_game]  # the new game has no log until it starts
+    assert listed[0]["records"] == 4  # "game", "start", "pause" and "end"
 
 
 def test_logs_get_is_chunked_and_resumable(dev):
@@ -140,7 +141,7 @@ def test_logs_get_is_chunked_and_resumable(dev):
     for i in range(40):
         app.now += 1000
         ok(proto, id=2, cmd="press", side="black" if i % 2 == 0 else "white")
-    game = app.logs.current
+    game = app.journal.current
     got = b""
     offset = 0
     while True:
@@ -152,7 +153,7 @@ def test_logs_get_is_chunked_and_resumable(dev):
         if r["eof"]:
             break
     assert len(got) == r["size"] > 1024
-    assert gamelog.verify_bytes(got)["ok"]
+    assert logline.verify_bytes(got)["ok"]
     r = ok(proto, id=4, cmd="logs.get", game=game, offset=10, length=7)
     assert base64.b64decode(r["data"]) == got[10:17] and r["eof"] is False
     r = ok(proto, id=5, cmd="logs.get", game=game, offset=len(got))
@@ -165,17 +166,21 @@ def test_logs_get_is_chunked_and_resumable(dev):
 
 def test_logs_clear_keeps_the_running_game(dev):
     app, proto, _ = dev
-    first = app.logs.current
-    ok(proto, id=1, cmd="reset")
-    ok(proto, id=2, cmd="reset")
-    now = app.logs.current
+    first = app.journal.current
+    for _ in range(2):  # two games played a little and reset
+        ok(proto, id=1, cmd="press", side="white")
+        ok(proto, id=1, cmd="pause")
+        ok(proto, id=2, cmd="reset")
+    ok(proto, id=1, cmd="press", side="white")
+    now = app.journal.current
     assert "kept" in refused(proto, app, id=3, cmd="logs.clear", game=now)
     assert ok(proto, id=4, cmd="logs.clear", game=first)["removed"] == 1
     assert ok(proto, id=5, cmd="logs.clear")["removed"] == 1
     assert [g["game"] for g in ok(proto, id=6, cmd="logs.list")["logs"]] == [now]
     # ids are never reused, even after everything was cleared
+    ok(proto, id=7, cmd="pause")
     ok(proto, id=7, cmd="reset")
-    assert app.logs.current == now + 1
+    assert app.journal.current == now + 1
 
 
 def test_watch_pushes_events(dev):
@@ -186,7 +191,17 @@ def test_watch_pushes_events(dev):
     app.now = 5000
     ok(proto, id=3, cmd="press", side="black")
     assert [json.loads(s) for s in sent] == [
-        {"event": "press", "t": 5000, "side": "black", "used_ms": 5000}
+        {
+            "event": "press",
+            "t": 5000,
+            "side": "black",
+            "used_ms": 5000,
+            "move": 1,
+            "main_ms": 6895000,
+            "flagged": False,
+            "periods": 5,
+            "period_ms": 60000,
+        }
     ]
     proto.event("log", {"message": "low battery"})
     assert json.loads(sent[-1]) == {"event": "log", "message": "low battery"}
@@ -215,7 +230,7 @@ def test_watch_pushes_events(dev):
         ),
         (
             b'{"id": 1, "cmd": "time.set", "side": "black", "main": 1e999}\n',
-            "'main' must be between",
+            "bad JSON: number out of range",
         ),
         (b'{"id": 1, "cmd": "config.set", "config": 5}\n', "'config' must be an object"),
         (b"\xff\xfe\n", "bad JSON"),
@@ -223,10 +238,10 @@ def test_watch_pushes_events(dev):
 )
 def test_bad_requests_get_clear_errors(dev, line, message):
     app, proto, _ = dev
-    before = app.snapshot()
+    before = snapshot(app)
     r = json.loads(proto.handle_line(line))
     assert r["ok"] is False and r["error"].startswith(message), r
-    assert app.snapshot() == before
+    assert snapshot(app) == before
 
 
 def test_line_length_limit(dev):

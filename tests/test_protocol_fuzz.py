@@ -11,10 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fake_app import FakeApp
-from hal_fs import FS
-from mpy_helpers import run_mpy_json
-from protocol import MAX_LINE, Protocol
+from goclockfw.protocol.commands import MAX_LINE
+from protocol_support import make_device, snapshot, start_game
+from support.mpy import run_mpy_json
 
 COMMANDS = (
     "info status config.get config.set presets.get presets.set logs.list logs.get "
@@ -93,7 +92,7 @@ def bad_argument(draw):
         req = {"cmd": "watch", "on": bad}
     elif case == 9:
         bad = draw(
-            json_values.filter(lambda v: v is not None and not (isinstance(v, int) and 0 <= v < 9))
+            json_values.filter(lambda v: v is not None and not (isinstance(v, int) and 1 <= v <= 9))
         )
         req = {"cmd": "reset", "preset": bad}
     elif case == 10:
@@ -150,14 +149,8 @@ CORPUS = []
 
 
 def make_app(tmp_path_factory):
-    app = FakeApp(FS(str(tmp_path_factory.mktemp("flash"))))
-    proto = Protocol(app, lambda s: None)
-    app.protocol = proto
-    # a game under way: black's clock runs, white has moved once
-    assert proto.handle_line(b'{"id":0,"cmd":"press","side":"white"}')
-    app.now = 30000
-    proto.handle_line(b'{"id":0,"cmd":"press","side":"black"}')
-    app.now = 41000
+    app, proto, _ = make_device(tmp_path_factory.mktemp("flash"), lambda s: None)
+    start_game(app, proto)  # a game under way: White's clock runs
     return app, proto
 
 
@@ -175,12 +168,12 @@ def running(tmp_path_factory):
 @given(line=malformed)
 def test_malformed_line_is_refused_and_changes_nothing(running, line):
     app, proto = running
-    before = app.snapshot()
+    before = snapshot(app)
     reply = proto.handle_line(line)
     r = json.loads(reply)
     assert r["ok"] is False and isinstance(r["error"], str) and r["error"], (line, r)
     assert set(r) == {"id", "ok", "error"}
-    assert app.snapshot() == before
+    assert snapshot(app) == before
     assert app.clock.state == "running"
     CORPUS.append(line)
 
@@ -202,22 +195,15 @@ def test_same_lines_under_micropython(micropython, tmp_path, tmp_path_factory):
 
 DRIVER = """
 import sys, json, binascii
-from hal_fs import FS
-from fake_app import FakeApp
-from protocol import Protocol
-app = FakeApp(FS(sys.argv[2]))
-proto = Protocol(app, lambda s: None)
-app.protocol = proto
-proto.handle_line(b'{"id":0,"cmd":"press","side":"white"}')
-app.now = 30000
-proto.handle_line(b'{"id":0,"cmd":"press","side":"black"}')
-app.now = 41000
+from protocol_support import make_device, snapshot, start_game
+app, proto, _ = make_device(sys.argv[2], lambda s: None)
+start_game(app, proto)
 n = 0
 for hexline in open(sys.argv[1]).read().split("\\n"):
     line = binascii.unhexlify(hexline)
-    before = app.snapshot()
+    before = snapshot(app)
     r = json.loads(proto.handle_line(line))
-    r["same"] = app.snapshot() == before and app.clock.state == "running"
+    r["same"] = snapshot(app) == before and app.clock.state == "running"
     print(json.dumps({"ok": r["ok"], "error": r.get("error"), "same": r["same"]}))
     n += 1
 print(json.dumps({"done": n}))

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-import simulate
-from conftest import SCENARIOS, run_micropython
-from ticks import TICKS_PERIOD
+from conftest import FIRMWARE, SCENARIOS, run_micropython
+from goclockfw.core.ticks import TICKS_PERIOD
+from goclockfw.sim import simulate
 
 NAMES = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
 
@@ -43,7 +43,7 @@ def test_cpython_matches_expected(name):
 def test_micropython_is_byte_identical(name, micropython):
     proc = run_micropython(
         micropython,
-        os.path.join(SCENARIOS, "..", "..", "firmware", "simulate.py"),
+        os.path.join(FIRMWARE, "goclockfw", "sim", "simulate.py"),
         os.path.join(SCENARIOS, name + ".json"),
     )
     assert proc.returncode == 0, proc.stderr.decode()
@@ -63,7 +63,7 @@ def test_output_is_in_time_order(name):
     lines = [json.loads(x) for x in expected(name).decode("utf-8").splitlines()]
     times = [x["t"] for x in lines]
     assert times == sorted(times)
-    assert lines[-1]["type"] == "final"
+    assert lines[-1]["event"] == "final"
 
 
 def test_every_event_kind_is_covered():
@@ -75,7 +75,16 @@ def test_every_event_kind_is_covered():
         kinds.add(obj["time_control"]["type"])
         actions.update(ev["do"] for ev in obj["events"])
     assert actions == set(simulate.ACTIONS)
-    assert kinds == {"sudden_death", "byoyomi", "canadian", "fischer", "delay"}
+    assert kinds == {
+        "sudden_death",
+        "byoyomi",
+        "canadian",
+        "fischer",
+        "delay",
+        "hourglass",
+        "untimed",
+        "ing",
+    }
 
 
 @pytest.mark.parametrize(

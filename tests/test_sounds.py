@@ -14,12 +14,10 @@ import zlib
 
 import pytest
 
-import beep
-import callplan
-import player_i2s
-import player_pwm
 from conftest import REPO, run_micropython
 from goclock import voice
+from goclockfw.audio import beep, player_i2s, player_pwm
+from goclockfw.core import callplan
 
 SOUNDS = os.path.join(REPO, "sounds")
 PACKS = {"zh": "cn", "ja": "jp", "en": "en"}
@@ -188,7 +186,7 @@ def test_jp_and_en_call_tables():
 def test_profiles_run_under_micropython(micropython, tmp_path):
     script = tmp_path / "p.py"
     script.write_text(
-        "import callplan\n"
+        "from goclockfw.core import callplan\n"
         "for n in ('jp', 'en'):\n"
         "    p = callplan.profile(n)\n"
         "    print(n, len(callplan.phrases(p)), p.period_calls(30000, 2))\n"
@@ -381,7 +379,8 @@ def test_i2s_micropython_framebuf_path_matches_cpython(micropython, tmp_path):
     clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
     script = tmp_path / "play.py"
     script.write_text(
-        "import binascii, player_i2s\n"
+        "import binascii\n"
+        "from goclockfw.audio import player_i2s\n"
         "class I2S:\n"
         "    out = bytearray()\n"
         "    def irq(self, h): self.h = h\n"
@@ -416,7 +415,7 @@ class FakePWM:
 
 
 def test_pwm_plays_a_pattern_step_by_step_across_the_tick_wrap():
-    from ticks import TICKS_PERIOD
+    from goclockfw.core.ticks import TICKS_PERIOD
 
     now = [TICKS_PERIOD - 50]
     pwm = FakePWM()
@@ -448,3 +447,23 @@ def test_pwm_refuses_clips_and_silent_mode():
     assert player.play(beep.pattern("1")) and player.busy()
     player.stop()
     assert not player.busy() and pwm.log[-1] == ("duty", 0)
+
+
+def test_i2s_watchdog_goes_on_when_a_callback_is_lost():
+    """An ESP32 with a full scheduler queue drops the I2S callback: without the watchdog the
+    player would wait for it for ever, silent for the rest of the game."""
+    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 8000, chunk=256, volume=10)
+    player.poll(1000)
+    assert player.play(clip)
+    i2s.pending = False  # the callback for the first buffer never comes
+    player.poll(1000 + player_i2s.STUCK_MS - 1)
+    assert player.stuck == 0 and len(i2s.out) == 512  # not yet: it may only be slow
+    player.poll(1000 + player_i2s.STUCK_MS)
+    assert player.stuck == 1 and len(i2s.out) == 1024  # taken as lost: the next buffer
+    i2s.drain()  # callbacks come again: the clip plays to its end
+    assert not player.busy()
+    assert player.play(clip)  # and the next call plays as usual
+    i2s.drain()
+    assert player.stuck == 1 and not player.busy()

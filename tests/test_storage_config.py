@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-from configstore import (
+from goclockfw.core.timecontrol import ConfigError
+from goclockfw.storage.configstore import (
     ConfigStore,
     default_config,
     default_presets,
     validate_config,
     validate_presets,
 )
-from hal_fs import FS
-from timecontrol import ConfigError
+from goclockfw.storage.fs import FS
 
 
 def test_defaults_are_valid():
@@ -45,7 +45,7 @@ def test_defaults_are_valid():
         ({"buttons": {"left": "red"}}, "buttons.left: must be 'black' or 'white'"),
         ({"buttons": {"right": "black"}}, "buttons.right: unknown key"),
         ({"time_control": 5}, "time_control: must be a JSON object"),
-        ({"time_control": {"type": "hourglass"}}, "time_control.type: unknown time control"),
+        ({"time_control": {"type": "sandglass"}}, "time_control.type: unknown time control"),
         (
             {"time_control": {"type": "byoyomi", "main": 60, "periods": 3, "period": 0}},
             "time_control.period: must be more than 0",

@@ -1,226 +1,119 @@
-"""The storage modules under the MicroPython unix port: on littlefs (os.VfsLfs2), power cut, killed.
+"""The storage under the MicroPython unix port, on its own littlefs (os.VfsLfs2), read on CPython.
 
-- The workload of tests/storage_workload.py on a VfsLfs2 RAM block device;
-  the image is then read by littlefs-python on CPython and checked there.
-- The same with the power cut at write/erase operation N: the block device
-  saves the image as it stood and from then on ignores every write; the
-  image is checked on CPython and, for some cuts, booted again under MicroPython.
-- A MicroPython process writing to a directory (VfsPosix) killed with SIGKILL
-  at random moments, then checked.
-- Heap allocated per game-log record, measured with gc.mem_alloc().
+- A game played by the real session under MicroPython: its flash image mounted by
+  littlefs-python on CPython, where the logs verify and hold every acknowledged press.
+- The same records give the same log bytes on both interpreters.
+- Heap allocated per log record under MicroPython, after the buffers warmed up.
 """
 
-import json
-import os
-import random
-import signal
-import subprocess
-import time
+from goclockfw.storage.logline import verify_bytes
+from support import workload
+from support.cutflash import CutFlash
+from support.mpy import run_mpy_json
+from test_storage_journal import journal
 
-import pytest
-
-import storage_workload
-from gamelog import verify_bytes
-from hal_fs import FS
-from lfs_helpers import mount
-from mpy_helpers import ENV, RAMBD, driver_path, run_mpy, run_mpy_json
-
-BLOCKS = 32
-
-LFS_DRIVER = (
-    RAMBD
-    + """
-import json
-import storage_workload
-from hal_fs import FS
-cut = int(sys.argv[1])
-dump = sys.argv[2]
-bd = RAMBD(4096, %d, None, 0, dump, cut * 7 + 1)
-os.VfsLfs2.mkfs(bd)
-os.mount(os.VfsLfs2(bd), "/flash")
-bd.ops = 0
-bd.cut = cut
-def ack(kind, value):
-    if bd.dead:
-        sys.exit(0)  # the power is gone: this step may not have been stored
-    print(json.dumps([kind, value]))
-storage_workload.run(FS("/flash"), ack)
-os.umount("/flash")
-f = open(dump, "wb")
-f.write(bd.data)
+PLAY = """
+import json, sys
+from support import workload
+run = workload.play(3, 0)
+f = open(sys.argv[1], "wb")
+f.write(run.flash._ram)
 f.close()
-print(json.dumps({"ops": bd.ops}))
-"""
-    % BLOCKS
-)
-
-BOOT_DRIVER = (
-    RAMBD
-    + """
-import json
-import storage_workload
-from hal_fs import FS
-bd = RAMBD(4096, %d, open(sys.argv[1], "rb").read())
-os.mount(os.VfsLfs2(bd), "/flash")
-acks = [tuple(a) for a in json.loads(open(sys.argv[2]).read())]
-print(json.dumps({"problems": storage_workload.check(FS("/flash"), acks)}))
-"""
-    % BLOCKS
-)
-
-
-def lfs_run(micropython, tmp_path, cut):
-    dump = tmp_path / ("image-%d.bin" % cut)
-    out = run_mpy_json(micropython, tmp_path, LFS_DRIVER, cut, dump)
-    acks = []
-    for x in out:
-        if isinstance(x, dict):
-            return dump.read_bytes(), acks, x
-        acks.append(tuple(x))
-    raise AssertionError("no end line")
-
-
-@pytest.fixture(scope="module")
-def full_run(micropython, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("lfs")
-    return lfs_run(micropython, tmp, 0)
-
-
-def test_micropython_writes_littlefs_that_cpython_reads(full_run):
-    image, acks, tail = full_run
-    assert tail["ops"] > 200
-    assert len([a for a in acks if a[0] == "record"]) == 3 * (24 + 6 + 1)
-    fs, _ = mount(image, BLOCKS)
-    assert storage_workload.check(fs, acks) == []
-    assert fs.listdir("logs") and len(storage_workload.GameLogStore(fs).games()) == 3
-
-
-def test_power_cut_under_micropython(micropython, tmp_path, full_run):
-    ops = full_run[2]["ops"]
-    rng = random.Random(3)
-    cuts = sorted(rng.sample(range(1, ops), 24) + [1, 2, 3])
-    failures = []
-    for i, cut in enumerate(cuts):
-        image, acks, tail = lfs_run(micropython, tmp_path, cut)
-        assert tail == {"cut": cut}
-        fs, _ = mount(image, BLOCKS)
-        problems = storage_workload.check(fs, acks)
-        if not problems and i % 4 == 0:
-            # boot that image under MicroPython too
-            img = tmp_path / "boot.bin"
-            img.write_bytes(image)
-            ackfile = tmp_path / "acks.json"
-            ackfile.write_text(json.dumps(acks))
-            out = run_mpy_json(micropython, tmp_path, BOOT_DRIVER, img, ackfile)
-            problems = out[-1]["problems"]
-        if problems:
-            failures.append((cut, problems))
-    assert not failures, failures[:3]
-
-
-KILL_DRIVER = """
-import sys, json
-import storage_workload
-from hal_fs import FS
-def ack(kind, value):
-    print(json.dumps([kind, value]))
-print(json.dumps(["ready", 0]))
-storage_workload.run(FS(sys.argv[1]), ack, games=40, moves=40)
-print(json.dumps(["done", 0]))
+print(json.dumps({"acks": run.acks, "game": run.session.journal.current}))
 """
 
 
-def test_killed_at_random_moments(micropython, tmp_path):
-    path = driver_path(tmp_path, KILL_DRIVER, "kill_driver.py")
-    rng = random.Random(7)
-    flash = tmp_path / "flash"
-    flash.mkdir()
-    acks = []
-    failures = []
-    for round_ in range(10):
-        proc = subprocess.Popen(
-            [micropython, path, str(flash)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
-        )
-        first = proc.stdout.readline()
-        assert b"ready" in first, proc.stderr.read()
-        time.sleep(rng.uniform(0.01, 0.25))
-        proc.send_signal(signal.SIGKILL)
-        out, _ = proc.communicate()
-        lines = out.decode("utf-8", "replace").split("\n")
-        # a line cut by the kill was never a finished print: drop it
-        these = [tuple(json.loads(ln)) for ln in lines[:-1] if ln]
-        assert ("done", 0) not in these, "the run ended before the kill: make it longer"
-        acks += these
-        problems = storage_workload.check(FS(str(flash)), acks)
-        if problems:
-            failures.append((round_, problems))
-    assert not failures, failures[:3]
-    records = [a for a in acks if a[0] == "record"]
-    assert len(records) > 100  # the kills did land in the middle of games
+def test_micropython_writes_littlefs_that_cpython_reads(micropython, tmp_path):
+    image = tmp_path / "flash.img"
+    out = run_mpy_json(micropython, tmp_path, PLAY, image)[-1]
+    flash = CutFlash(4096, workload.BLOCKS)
+    flash.load(image.read_bytes())
+    j = journal(flash=flash, fresh=False)
+    presses = {}
+    for gid in j.ids():
+        check = verify_bytes(j.read(gid, 0, 1 << 24)[0])
+        assert check["ok"], (gid, check["errors"])
+        presses[gid] = [(r["move"], r["t"]) for r in check["records"] if r["event"] == "press"]
+    acked = [a for a in out["acks"] if a[0] == "press"]
+    assert len(acked) > 20
+    for _, gid, move, _side, t in acked:
+        assert (move, t) in presses[gid]
 
 
-ALLOC_DRIVER = """
-import gc, sys, json
-from hal_fs import FS
-from gamelog import GameLogStore
-store = GameLogStore(FS(sys.argv[1]))
-store.begin(0, {"time_control": {"type": "byoyomi"}})
-status = {"main_ms": 0, "periods": 5, "period_ms": 60000}
-def press(t):
-    store.record("press", t, t & 1, 1234, status)
-def call(t):
-    store.record("call", t, 1, "30秒")
-for t in range(20):
-    press(t)
-    call(t)
-out = {}
-for name, fn in (("press", press), ("call", call)):
+SAME = """
+import sys
+from support.flashfs import flash_fs
+from goclockfw.storage.chunks import ChunkPool
+from goclockfw.storage.journal import Journal
+flash, fs = flash_fs(32)
+j = Journal(ChunkPool(fs, flash))
+j.load()
+j.work(False, fs.free)
+j.begin()
+j.record("game", 0, None, None, (("game", 1), ("time_control", {"type": "byoyomi", "main": 60,
+         "periods": 5, "period": 30, "calls": "cn", "white": {"main": 30}})))
+j.record("press", 65000, 0, 65000, (("main_ms", 0),))
+j.record("call", 95000, 1, "还剩4分")
+j.mark()
+j.record("ruling", 99000, 1, "timeout_pass")
+j.end(100000, "reset")
+sys.stdout.buffer.write(j.read(1, 0, 100000)[0])
+"""
+
+
+def test_mpy_and_cpython_logs_agree(micropython, tmp_path):
+    """The same records give the same bytes on both interpreters (dict keys in order)."""
+    from support.mpy import run_mpy
+
+    rc, lines, err = run_mpy(micropython, tmp_path, SAME)
+    assert rc == 0, err
+    mpy = ("\n".join(lines) + "\n").encode()
+    j = journal(blocks=32)
+    j.work(False, j.pool.fs.free)
+    j.begin()
+    tc = {"type": "byoyomi", "main": 60, "periods": 5, "period": 30, "calls": "cn"}
+    tc["white"] = {"main": 30}
+    j.record("game", 0, None, None, (("game", 1), ("time_control", tc)))
+    j.record("press", 65000, 0, 65000, (("main_ms", 0),))
+    j.record("call", 95000, 1, "还剩4分")
+    j.mark()
+    j.record("ruling", 99000, 1, "timeout_pass")
+    j.end(100000, "reset")
+    cpy = j.read(1, 0, 100000)[0]
+    assert mpy == cpy and verify_bytes(cpy)["ok"]
+    assert b'"time_control":{"calls":"cn","main":60,' in cpy  # sorted keys, no spaces
+
+
+ALLOC = """
+import gc, json
+from support.flashfs import flash_fs
+from goclockfw.storage.chunks import ChunkPool
+from goclockfw.storage.journal import Journal
+flash, fs = flash_fs(64)
+j = Journal(ChunkPool(fs, flash))
+j.load()
+for _ in range(6):
+    j.work(False, fs.free)
+j.begin()
+status = (("main_ms", 6895000), ("flagged", False), ("periods", 5), ("period_ms", 60000))
+def per_record(kind, value, extra, n):
+    for i in range(20):  # warm up: buffers grown, strings cached
+        j.record(kind, 1000 + i, i % 2, value, extra)
     gc.collect()
     gc.disable()
-    before = gc.mem_alloc()
-    for t in range(100, 300):
-        fn(t)
-    out[name] = (gc.mem_alloc() - before) / 200
+    a = gc.mem_alloc()
+    for i in range(n):
+        j.record(kind, 100000 + i * 1000, i % 2, value, extra)
+    b = gc.mem_alloc()
     gc.enable()
+    return (b - a) // n
+out = {"press": per_record("press", 5000, status, 40), "call": per_record("call", "30秒", None, 200)}
 print(json.dumps(out))
 """
 
 
-def test_log_records_allocate_nothing(micropython, tmp_path):
-    flash = tmp_path / "flash"
-    flash.mkdir()
-    out = run_mpy_json(micropython, tmp_path, ALLOC_DRIVER, flash)[-1]
-    # bytes of heap per record, after the buffer and the string cache warmed up
-    assert out == {"press": 0, "call": 0}, out
-    data = FS(str(flash)).read("logs/00001.log")
-    result = verify_bytes(data)
-    assert result["ok"] and len(result["records"]) == 1 + 40 + 400
-
-
-def test_mpy_and_cpython_logs_agree(micropython, tmp_path):
-    """The same records give the same bytes on both interpreters (simple values)."""
-    code = """
-import sys
-from hal_fs import FS
-from gamelog import GameLogStore
-s = GameLogStore(FS(sys.argv[1]))
-s.begin()
-s.record("press", 65000, 0, 65000, {"main_ms": 0})
-s.record("call", 95000, 1, "还剩4分")
-s.record("ruling", 99000, 1, "timeout_pass")
-s.end(100000, "reset")
-"""
-    for name in ("mpy", "cpy"):
-        (tmp_path / name).mkdir()
-    rc, _, err = run_mpy(micropython, tmp_path, code, tmp_path / "mpy")
-    assert rc == 0, err
-    s = storage_workload.GameLogStore(FS(str(tmp_path / "cpy")))
-    s.begin()
-    s.record("press", 65000, 0, 65000, {"main_ms": 0})
-    s.record("call", 95000, 1, "还剩4分")
-    s.record("ruling", 99000, 1, "timeout_pass")
-    s.end(100000, "reset")
-    a = FS(str(tmp_path / "mpy")).read("logs/00001.log")
-    b = FS(str(tmp_path / "cpy")).read("logs/00001.log")
-    assert a == b and verify_bytes(a)["ok"]
-    assert os.path.exists(tmp_path / "mpy" / "logs" / "seq")
+def test_log_records_allocate_little(micropython, tmp_path):
+    out = run_mpy_json(micropython, tmp_path, ALLOC)[-1]
+    # bytes of heap per record, once warm: a record is built in place and programmed from
+    # a page buffer; a record across two pages makes a memoryview or two.
+    assert out["press"] <= 64 and out["call"] <= 64, out

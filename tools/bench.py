@@ -17,7 +17,10 @@ import sys
 import tempfile
 import time
 
-from sim import FIRMWARE, micropython_binary
+from goclock import resources
+from goclock.simulate import micropython_binary, micropython_env
+
+SIMULATE = os.path.join(resources.firmware_dir(), "sim", "simulate.py")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,9 +79,9 @@ def expected_final(uses):
     return main, periods
 
 
-def run_engine(cmd, path):
+def run_engine(cmd, path, env=None):
     start = time.perf_counter()
-    proc = subprocess.run(cmd + [path], capture_output=True, check=True)
+    proc = subprocess.run(cmd + [path], capture_output=True, check=True, env=env)
     return time.perf_counter() - start, proc.stdout
 
 
@@ -88,13 +91,12 @@ def bench_core():
         json.dump(scenario, f)
         path = f.name
     try:
-        cpy_s, cpy_out = run_engine([sys.executable, os.path.join(FIRMWARE, "simulate.py")], path)
-        mpy = micropython_binary() or "micropython"
-        mpy_s, mpy_out = run_engine([mpy, os.path.join(FIRMWARE, "simulate.py")], path)
+        cpy_s, cpy_out = run_engine([sys.executable, SIMULATE], path)
+        mpy_s, mpy_out = run_engine([micropython_binary(), SIMULATE], path, micropython_env())
     finally:
         os.unlink(path)
     lines = [json.loads(x) for x in cpy_out.decode("utf-8").splitlines()]
-    presses = [x for x in lines if x["type"] == "press"]
+    presses = [x for x in lines if x["event"] == "press"]
     final = lines[-1]
     main, periods = expected_final(uses)
     error = sum(abs(p["used_ms"] - u) for p, u in zip(presses, uses))

@@ -44,14 +44,14 @@ import sys
 import tempfile
 import time
 
+from calls_report import analyse, report  # a sibling script: tools/ is this script's folder
+from goclock.simulate import micropython_binary, micropython_env
+from goclock.simulator import Speaker
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
-sys.path.insert(0, TOOLS)
 
-from calls_report import analyse, report  # noqa: E402
-from sim import Speaker, micropython_binary  # noqa: E402
 
-FIRMWARE = os.path.join(ROOT, "firmware")
 SOUNDS = os.path.join(ROOT, "sounds")
 DRIVER = os.path.join(TOOLS, "calls_driver.py")
 TC = {"type": "byoyomi", "main": 1, "periods": 3, "period": 10, "calls": "cn"}
@@ -72,7 +72,7 @@ def mono_us():
 
 
 def ticks_diff(a, b):
-    """firmware/ticks.py semantics (2**30 period), for the board's ticks."""
+    """firmware/goclockfw/core/ticks.py semantics (2**30 period), for the board's ticks."""
     return ((a - b + TICKS_PERIOD // 2) & (TICKS_PERIOD - 1)) - TICKS_PERIOD // 2
 
 
@@ -85,8 +85,7 @@ class Game:
         self.rng = random.Random(seed)
         self.tmp = tempfile.TemporaryDirectory()
         env = dict(
-            os.environ,
-            MICROPYPATH=FIRMWARE,
+            micropython_env(),
             GOCLOCK_FLASH=os.path.join(self.tmp.name, "flash"),
             GOCLOCK_SOUNDS=SOUNDS,
         )

@@ -1,16 +1,16 @@
 """Heap use of the firmware under the MicroPython unix port (`make bench-heap`, part of `make bench`).
 
-Runs the real application (firmware/app.py) on the desktop board in virtual
-time, driven step by step by a small MicroPython driver, and measures with
+Runs the real firmware (the board loop, app/loop.py, and its session) on the desktop board
+in virtual time, driven step by step by a small MicroPython driver, and measures with
 gc.mem_alloc():
 
 - heap in use after boot (after a gc.collect: what stays allocated);
 - heap allocated per second of a running clock, with no display (a Pico
   without an SSD1306), over a minute at the device's loop cadence (20 ms);
-- heap allocated per press, everything included (the game log record, the
-  checkpoint written at every press);
+- heap allocated per press, everything included (the game log record, durable before
+  the press is answered);
 - the hot paths under micropython.heap_lock(), where any allocation raises:
-  the loop's ticks with a clock running (between checkpoints), and the
+  the loop's passes with a clock running (progress marks included), and the
   charge of a press (interrupt record, debounce, the core's press) with a
   listener that records nothing. "0" means no allocation at all.
 
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from sim import FIRMWARE, micropython_binary
+from goclock.simulate import micropython_binary, micropython_env
 
 BOOT_BUDGET = 40 * 1024
 
@@ -39,23 +39,26 @@ base = gc.mem_alloc()
 
 # Each module's share: the heap its import keeps (bytecode, constants, tables).
 modules = {}
-for name in ("ticks timecontrol callplan gameclock logline hal_fs configstore gamelog "
-             "checkpoint lineread reqargs protocol buttons gestures battery announcer "
-             "hal_desktop_parts hal_desktop app_loop app_api app").split():
+for name in ("core.ticks core.timecontrol core.callplan core.gameclock events "
+             "storage.logline storage.fs storage.configstore storage.chunks storage.journal "
+             "protocol.lineread protocol.reqargs protocol.commands app.buttons app.gestures "
+             "app.battery app.announcer app.outbuf app.records app.replay desktop.flash "
+             "desktop.parts desktop.board app.session app.display app.loop").split():
     gc.collect()
     a = gc.mem_alloc()
-    __import__(name)
+    __import__("goclockfw." + name)
     gc.collect()
     modules[name] = gc.mem_alloc() - a
 
-import hal_desktop
-from app import App
-from buttons import LEFT, RIGHT
-from ticks import ticks_add, ticks_diff
+from goclockfw.desktop import board as hal_desktop
+from goclockfw.app.loop import Loop
+from goclockfw.app.buttons import LEFT, RIGHT
+from goclockfw.core.ticks import ticks_add, ticks_diff
 
 board = hal_desktop.make_board()
 board.has_console = False  # a board without a display or a launcher to talk to
-app = App(board)
+loop = Loop(board)
+app = loop.session
 gc.collect()
 boot = gc.mem_alloc()
 
@@ -71,10 +74,9 @@ def vwait(ms):
 
 
 board.wait = vwait
-app.max_wait = 20
 
 
-app_step = app.step  # bound once: `app.step` in the loop would allocate a method object
+app_step = loop.step  # bound once: `loop.step` in the loop would allocate a method object
 
 
 def run_for(ms, step=app_step):
@@ -112,7 +114,7 @@ run_for(2000)
 press(LEFT)
 press(RIGHT)
 
-# A minute of Black's clock running: ticks, status checks, the 10 s checkpoints.
+# A minute of Black's clock running: loop passes, status checks, progress marks.
 gc.collect()
 gc.disable()
 a0 = gc.mem_alloc()
@@ -130,15 +132,17 @@ out["per_press"] = (gc.mem_alloc() - a0) // 20
 gc.enable()
 out["moves"] = app.clock.moves_made
 
-# The tick path under heap_lock, right after a checkpoint (none falls due in 5 s).
-app._checkpoint()
-loop_step = app._step  # the bound method is made here, not under the lock
+# The loop's passes under heap_lock, with a clock running and progress marks written
+# (the spare chunks are ready first: no quiet-time flash work falls in the 5 s).
+press(LEFT if app.clock.turn == 0 else RIGHT)
+run_for(3000)
+loop_step = loop._step  # the bound method is made here, not under the lock
 out["tick_locked"] = locked(lambda: run_for(5000, loop_step))
 
 # The charge of a press under heap_lock: IRQ record, debounce, the core's press.
-import gameclock
-from buttons import Debouncer, EdgeRing
-from timecontrol import parse
+from goclockfw.core import gameclock
+from goclockfw.app.buttons import Debouncer, EdgeRing
+from goclockfw.core.timecontrol import parse
 
 
 class Quiet:
@@ -190,8 +194,7 @@ def measure():
             f.write(DRIVER)
         r_keys, w_keys = os.pipe()  # keys that never come (and no end of them)
         env = dict(
-            os.environ,
-            MICROPYPATH=FIRMWARE,
+            micropython_env(),
             GOCLOCK_FLASH=os.path.join(tmp, "flash"),
             GOCLOCK_VIRTUAL="1",
             GOCLOCK_VIEW="0",
@@ -233,11 +236,11 @@ def main(argv):
         % (m["boot"] - m["code"])
     )
     print(
-        "  running clock:        %6d bytes allocated per second (a checkpoint every 10 s)"
+        "  running clock:        %6d bytes allocated per second (progress marks included)"
         % m["per_second"]
     )
     print(
-        "  per press:            %6d bytes allocated (game log record + checkpoint)"
+        "  per press:            %6d bytes allocated (the press's durable log record)"
         % m["per_press"]
     )
     print("  tick path, heap_lock: %6s bytes" % m["tick_locked"])

@@ -18,15 +18,13 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, os.path.join(ROOT, "host"))
+from goclock import SIDES, logpull, notation
+from goclock.client import Client
+from goclock.gamerecord import GameRecord
+from goclock.simulator import Firmware
+from goclock.transport import SerialTransport
 
-from goclock import SIDES, logpull, notation  # noqa: E402
-from goclock.client import Client  # noqa: E402
-from goclock.gamerecord import GameRecord  # noqa: E402
-from goclock.transport import SerialTransport  # noqa: E402
-from sim import Firmware  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def play(fw, client, moves, seed=400):
@@ -43,6 +41,7 @@ def play(fw, client, moves, seed=400):
         if not reply["accepted"]:
             raise SystemExit("press %d refused: %s" % (i + 1, reply.get("reason")))
     game = client.request("status")["game"]
+    client.request("pause")  # a running game is never reset
     client.request("reset")  # ends the game: the log gets its end record
     fw.wait(10)
     return game

@@ -1,8 +1,8 @@
 """The firmware side of tools/bench_calls.py: the real app in real time, its calls timed from outside.
 
 Runs under the MicroPython unix port (MICROPYPATH=firmware), never on CPython.
-The application (firmware/app.py) runs unchanged on the desktop board
-(firmware/hal_desktop.py) in REAL time: keys come on stdin from the bench,
+The firmware (its loop and session, firmware/goclockfw/app/) runs unchanged on the desktop board
+(firmware/goclockfw/desktop/board.py) in REAL time: keys come on stdin from the bench,
 console lines go to stdout as in `make sim`. Nothing in the firmware is
 edited; four places are wrapped from here, each recording a time stamp
 (time.ticks_us, the same CLOCK_MONOTONIC the bench reads) into a list:
@@ -31,9 +31,9 @@ import json
 import sys
 import time
 
-import hal_desktop
-from app import App
-from configstore import validate_config
+from goclockfw.app.loop import Loop
+from goclockfw.desktop import board as hal_desktop
+from goclockfw.storage.configstore import validate_config
 
 events = []
 
@@ -78,7 +78,8 @@ def main():
         heap_now = gc.mem_alloc
     board = hal_desktop.make_board()
     board.make_player = lambda rate, volume: BenchPlayer(board, volume)
-    app = App(board)
+    loop = Loop(board)
+    app = loop.session
     app.set_config(validate_config(dict(app.get_config(), time_control=tc)))
     app.reset(None)
 
@@ -118,7 +119,7 @@ def main():
         wait(ms)
         last_wait[2] = time.ticks_us()
 
-    app.on_clock = timed_on_clock  # the core calls its listener's on_clock: this one
+    app.on_clock = timed_on_clock  # the core calls its listener's (the session's) on_clock
     app.announcer.echo = timed_echo
     board.wait = flushing_wait
 
@@ -131,9 +132,9 @@ def main():
             break
     events.append(("ready", tick, m1, app.announcer.pack))
     flush()
-    app.run()
+    loop.run()
     a = app.announcer
-    events.append(("end", a.worst_late_ms, a.skipped, a.said, app.errors, gc_runs[0]))
+    events.append(("end", a.worst_late_ms, a.skipped, a.said, loop.errors, gc_runs[0]))
     flush()
 
 

@@ -22,12 +22,11 @@ import sys
 import tempfile
 import wave
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "host"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sounds_text  # a sibling script: tools/ is this script's folder
+from goclock import voice
 
-import sounds_text  # noqa: E402
-from goclock import voice  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 SAMPLE_BITS = 8
 SAFETY = 0.88  # aim this far under each limit: room for a human re-recording, and for onset

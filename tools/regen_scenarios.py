@@ -10,11 +10,10 @@ import io
 import os
 import sys
 
+from goclock import simulate
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.path.join(HERE, "..", "tests", "scenarios")
-sys.path.insert(0, os.path.join(HERE, "..", "host"))
-
-from goclock import simulate  # noqa: E402
 
 
 def main(names):

@@ -1,230 +1,34 @@
 """`make sim`: the clock's firmware, unchanged, under the MicroPython unix port on the desktop board.
 
-The firmware runs as a child process (.venv/bin/micropython firmware/main.py)
-with hal_desktop.py as its board. Its serial line is a pty made here with
-os.openpty (the unix port has no openpty of its own): the child gets the
-master side, and the slave's path is printed so that `goclock --port PATH`
-talks to the simulated clock exactly as to a board. Its keys come from our
-stdin, and what it would show, say or light comes back as JSON lines on its
-stdout (see hal_desktop.py).
+The firmware runs as a child process (goclock.simulator.Firmware): a pty for its serial
+line, whose path is printed so that `goclock --port PATH` talks to the simulated clock
+exactly as to a board. Its keys come from our stdin, and what it would show, say or
+light comes back as JSON lines.
 
-In a terminal: both clocks drawn large, whose turn, periods or moves left,
-paused or flag; the keys are "a" (left button: Black's by default), "l"
-(right button: White's), space (arbiter key), "h" (hold the arbiter key down
-/ let it go), "q" to quit. Calls are printed and played with aplay, paplay or
-ffplay when one is installed. Without a terminal on stdin: a short scripted
-demo game in virtual time, printing what the clock says.
+In a terminal: both clocks drawn large, whose turn, periods or moves left, paused or
+flag; the keys are "a" (left button: Black's by default), "l" (right button: White's),
+space (arbiter key), "h" (hold the arbiter key down / let it go), "q" to quit. Calls are
+printed and played with aplay, paplay or ffplay when one is installed. Without a
+terminal on stdin: a short scripted demo game in virtual time, printing what the clock
+says.
 
     python tools/sim.py [--flash DIR] [--demo]
+
+Two simulated clocks on one flash directory would write the same config and game logs at
+once, so the flash directory is locked (flock on DIR/.sim.lock) while a clock uses it; a
+second `make sim` on it stops with a clear message instead.
 """
 
 import argparse
-import fcntl
-import json
 import os
-import select
-import shutil
-import subprocess
 import sys
 import threading
-import time
-import tty
+
+import sim_demo
+import sim_screen
+from goclock.simulator import Firmware, FlashBusy, Speaker, lock_flash
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
-SOUNDS = os.path.join(ROOT, "sounds")
-
-
-def micropython_binary():
-    here = os.path.join(ROOT, ".venv", "bin", "micropython")
-    return here if os.path.exists(here) else shutil.which("micropython")
-
-
-class Firmware:
-    """The firmware process, its pty serial line, its keys and its console lines."""
-
-    def __init__(self, flash, virtual=False, env=None, t0=None, binary=None, args=()):
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)  # no echo, no line editing: bytes pass as they are
-        flags = fcntl.fcntl(self.master, fcntl.F_GETFL)
-        fcntl.fcntl(self.master, fcntl.F_SETFL, flags | os.O_NONBLOCK)
-        self.port = os.ttyname(self.slave)
-        full_env = dict(os.environ)
-        full_env.update(
-            GOCLOCK_FLASH=flash,
-            GOCLOCK_SERIAL_FD=str(self.master),
-            GOCLOCK_SOUNDS=SOUNDS,
-            MICROPYPATH=FIRMWARE,
-        )
-        if virtual:
-            full_env["GOCLOCK_VIRTUAL"] = "1"
-        if t0 is not None:
-            full_env["GOCLOCK_T0"] = str(t0)
-        full_env.update(env or {})
-        binary = binary or micropython_binary()
-        if binary is None:
-            raise SystemExit("no MicroPython unix port: run `make venv` first")
-        self.proc = subprocess.Popen(
-            [binary, *args, os.path.join(FIRMWARE, "main.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=full_env,
-            pass_fds=(self.master,),
-            start_new_session=True,  # a Ctrl-C in our terminal is ours to handle
-            cwd=ROOT,
-        )
-        os.close(self.master)  # the child holds it; we keep the slave open
-        self._pending = b""
-        self._serial_pending = b""
-
-    # ----- keys and console lines ------------------------------------------
-
-    def keys(self, text):
-        try:
-            self.proc.stdin.write(text.encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-
-    def lines(self, timeout):
-        """The console lines (parsed JSON) there are, waiting up to `timeout` s for the first."""
-        out = []
-        end = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
-        while True:
-            while b"\n" in self._pending:
-                line, self._pending = self._pending.split(b"\n", 1)
-                out.append(_parse(line))
-            left = 0 if out else end - time.monotonic()
-            if not select.select([fd], [], [], max(left, 0))[0]:
-                return out
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return out
-            self._pending += chunk
-
-    def until(self, pred, timeout=20.0):
-        """Console lines up to and including the first one that satisfies `pred`."""
-        got = []
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for line in self.lines(min(0.2, max(0.0, end - time.monotonic()))):
-                got.append(line)
-                if pred(line):
-                    return got
-            if self.proc.poll() is not None and b"\n" not in self._pending:
-                break
-        raise TimeoutError("no console line as expected; got %r" % got[-5:])
-
-    def wait(self, ms, timeout=30.0):
-        """Virtual time: run the clock `ms` ms; the console lines it printed."""
-        self.keys("!wait %d\n" % ms)
-        return self.until(lambda x: "waited" in x, timeout)
-
-    # ----- the serial line ----------------------------------------------------
-
-    def send(self, obj_or_text):
-        data = obj_or_text if isinstance(obj_or_text, (bytes, str)) else json.dumps(obj_or_text)
-        data = data.encode() if isinstance(data, str) else data
-        if not data.endswith(b"\n"):
-            data += b"\n"
-        while data:
-            n = os.write(self.slave, data)
-            data = data[n:]
-
-    def serial_lines(self, timeout):
-        """The lines from the serial line there are, waiting up to `timeout` s for the first."""
-        out = []
-        end = time.monotonic() + timeout
-        while True:
-            while b"\n" in self._serial_pending:
-                line, self._serial_pending = self._serial_pending.split(b"\n", 1)
-                out.append(_parse(line))
-            left = 0 if out else end - time.monotonic()
-            if not select.select([self.slave], [], [], max(left, 0))[0]:
-                return out
-            self._serial_pending += os.read(self.slave, 65536)
-
-    def request(self, obj, timeout=10.0):
-        """Send a request (adds an id when missing) and return its reply; events are kept."""
-        obj = dict(obj)
-        obj.setdefault("id", int(time.monotonic() * 1000) % 1000000)
-        self.send(obj)
-        self.events = getattr(self, "events", [])
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for line in self.serial_lines(0.1):
-                if isinstance(line, dict) and line.get("id") == obj["id"] and "ok" in line:
-                    return line
-                self.events.append(line)
-        raise TimeoutError("no reply to %r" % obj)
-
-    def stop(self, timeout=5.0):
-        if self.proc.poll() is None:
-            self.keys("!quit\n")
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.close()
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.close()
-
-    def close(self):
-        for f in (self.proc.stdin, self.proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        if self.slave is not None:
-            os.close(self.slave)
-            self.slave = None
-
-
-def _parse(line):
-    try:
-        return json.loads(line.decode("utf-8", "replace"))
-    except ValueError:
-        return {"text": line.decode("utf-8", "replace")}
-
-
-class Speaker:
-    """The PC's audio player, if there is one; a newer clip cuts the one playing."""
-
-    COMMANDS = (
-        ("aplay", ["aplay", "-q"]),
-        ("paplay", ["paplay"]),
-        ("ffplay", ["ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"]),
-    )
-
-    def __init__(self):
-        self.command = None
-        for name, cmd in self.COMMANDS:
-            if shutil.which(name):
-                self.command = cmd
-                break
-        self._proc = None
-
-    def play(self, path):
-        self.stop()
-        if self.command is None or not os.path.exists(path):
-            return
-        try:
-            self._proc = subprocess.Popen(
-                self.command + [path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-        except OSError:
-            self.command = None
-
-    def stop(self):
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-        self._proc = None
 
 
 def main(argv=None):
@@ -233,14 +37,16 @@ def main(argv=None):
     ap.add_argument("--demo", action="store_true", help="play the scripted demo game")
     args = ap.parse_args(argv)
     if args.demo or not sys.stdin.isatty():
-        import sim_demo
-
         return sim_demo.run(Firmware)
-    import sim_screen
-
-    return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    try:
+        lock = lock_flash(args.flash)
+    except FlashBusy as exc:
+        raise SystemExit("sim: %s" % exc) from None
+    try:
+        return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+    finally:
+        lock.close()
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.exit(main())

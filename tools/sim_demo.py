@@ -9,11 +9,12 @@ line and its checksum chain verified.
 """
 
 import base64
-import os
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from goclock.ui import status_line  # the host tool's words for a status
+from goclockfw.storage.logline import verify_bytes
+
 DEMO_TC = {"type": "byoyomi", "main": 20, "periods": 2, "period": 30}
 
 # (keys for the desktop board, or a virtual wait in ms; what the script does)
@@ -74,9 +75,6 @@ def describe(ev):
 
 
 def run(Firmware, out=sys.stdout):
-    sys.path.insert(0, os.path.join(ROOT, "firmware"))
-    from gamelog import verify_bytes
-    from goclock.ui import status_line  # the host tool's words for a status
 
     with tempfile.TemporaryDirectory() as flash:
         fw = Firmware(flash, virtual=True, env={"GOCLOCK_VIEW": "0"})

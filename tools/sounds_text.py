@@ -51,6 +51,11 @@ _ZH_FIXED = {
     "超时改判虚着": "chao1 shi2 gai3 pan4 xu1 zhao1",
     "重新开局": "chong2 xin1 kai1 ju2",
     "取消": "qu3 xiao1",
+    "再按确认": "zai4 an4 que4 ren4",
+    "迟到登记": "chi2 dao4 deng1 ji4",
+    "已记迟到": "yi3 ji4 chi2 dao4",
+    "到场": "dao4 chang3",
+    "维护模式": "wei2 hu4 mo2 shi4",
 }
 
 
@@ -70,6 +75,9 @@ def zh(phrase):
     m = re.fullmatch(r"预设(\d+)", phrase)
     if m:
         return "yu4 she4 " + zh_number(int(m.group(1)))
+    m = re.fullmatch(r"共罚(\d+)点", phrase)
+    if m:
+        return "gong4 fa2 %s dian3" % _zh_amount(int(m.group(1)), 3)
     raise KeyError(phrase)
 
 
@@ -99,6 +107,11 @@ _JA_FIXED = {
     "時間切れはパス扱い": "じかんぎれわ パスあつかい",
     "リセット": "りせっと",
     "取り消し": "とりけし",
+    "もう一度押して確定": "もういちど おして かくてー",
+    "遅刻の登録": "ちこくの とーろく",
+    "遅刻を記録": "ちこくを きろく",
+    "到着": "とーちゃく",
+    "メンテナンス": "めんてなんす",
 }
 
 
@@ -116,6 +129,9 @@ def ja(phrase):
     m = re.fullmatch(r"プリセット(\d+)", phrase)
     if m:
         return "プリセット " + ja_number(int(m.group(1)))
+    m = re.fullmatch(r"ペナルティ(\d+)目", phrase)
+    if m:
+        return "ぺなるてぃ " + ja_number(int(m.group(1))) + "もく"
     raise KeyError(phrase)
 
 
@@ -131,13 +147,20 @@ _EN_FIXED = {
     "timeout ruled a pass": "time out, ruled a pass",
     "new game": "new game",
     "cancelled": "cancelled",
+    "again to confirm": "again to confirm",
+    "who is late?": "who is late?",
+    "late noted": "late noted",
+    "arrived": "arrived",
+    "maintenance": "maintenance",
 }
 
 
 def en(phrase):
     if phrase in _EN_FIXED:
         return _EN_FIXED[phrase]
-    if phrase.isdigit() or re.fullmatch(r"\d+ (seconds|periods left)|preset \d+", phrase):
+    if phrase.isdigit() or re.fullmatch(
+        r"\d+ (seconds|periods left|penalty points?)|preset \d+", phrase
+    ):
         return phrase
     raise KeyError(phrase)
 

@@ -2,26 +2,43 @@
 
 Handlers live in the `cmd_*` modules and are imported only when their command runs, so
 `goclock simulate` needs neither pyserial nor rich at import time. Errors meant for the user
-are raised as `GoclockError` and printed as one line in `main()`, with the error's exit code.
+are raised as `GoclockError` and printed as one line in `main()`, with the error's exit code
+(errors.py: 1 device or I/O, 2 bad usage or input, 3 no clock found; argparse's own errors
+are 2). Values whose range is known here are checked by argparse itself.
 """
 
 import argparse
 import importlib
 import os
+import re
 import sys
 
-from . import SIDES
-from .errors import GoclockError
+from . import SIDES, __version__, resources
+from .errors import EXIT_STATUSES, GoclockError
 
 __all__ = ["GoclockError", "build_parser", "main"]
-
-BOARDS = ("pico", "esp32-devkitc")
 
 
 def _cmd_simulate(args):
     from . import simulate
 
     return simulate.run(args.scenario, args.engine)
+
+
+def _ranged(lo, hi, what):
+    """An argparse type: an integer from lo to hi (hi None: no upper bound)."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+        if value < lo or (hi is not None and value > hi):
+            bound = "from %d to %d" % (lo, hi) if hi is not None else "%d or more" % lo
+            raise argparse.ArgumentTypeError("%s: %s, got %d" % (what, bound, value))
+        return value
+
+    return parse
 
 
 def _handler(spec):
@@ -60,6 +77,11 @@ def _add(sub, name, spec, help_text, json_flag=True, device=True):
     return p
 
 
+def _durations_may_be_negative(parser):
+    # argparse reads "-5m" as an unknown option; let the notation say what is wrong with it.
+    parser._negative_number_matcher = re.compile(r"^-\d")
+
+
 def _group(sub, name, help_text):
     p = sub.add_parser(name, help=help_text, description=help_text)
     return p.add_subparsers(dest=name + "_command", metavar="COMMAND")
@@ -70,7 +92,10 @@ def build_parser():
         prog="goclock",
         description="goclock host tool: configure, watch and arbitrate a goclock; pull, verify "
         "and export game logs. The clock is found by itself, or give --port (or $GOCLOCK_PORT).",
+        epilog=EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version="goclock " + __version__)
     parser.add_argument(
         "--port",
         "-p",
@@ -99,19 +124,27 @@ def build_parser():
     cfg = _group(sub, "config", "the clock's stored settings")
     _add(cfg, "show", "cmd_config:do_config_show", "print the clock's config")
     p = _add(cfg, "set", "cmd_config:do_config_set", "set the time control and other settings")
+    _durations_may_be_negative(p)
     p.add_argument(
         "notation",
         nargs="*",
-        help="time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | fischer 5m+3s | bronstein 5m+3s | delay 5m+3s; options: white=10m calls=none first=white",
+        help="time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
+        "fischer 5m+3s [max 10m] | bronstein 5m+3s | delay 5m+3s | hourglass 5m | untimed | "
+        "ing 3h+3x20m | time_settings 1800 600 25 | kgs-time_settings byoyomi 1800 30 5; "
+        "options (also after --file, --from-sgf, --from-ogs, --preset): white=10m calls=none "
+        "first=white",
     )
     p.add_argument("--file", help="a JSON file: a time control, or config fields")
     p.add_argument(
         "--from-sgf",
         metavar="SGF",
-        help="the time control of an SGF game record (TM/OT, Fox TM/TC/TT)",
+        help="the time control of an SGF game record (TM/OT, Fox TC/TT, LC/LT)",
+    )
+    p.add_argument(
+        "--from-ogs", metavar="JSON", help="an OGS time-control object (or a game holding one)"
     )
     p.add_argument("--preset", help="the time control of a preset (goclock presets list)")
-    p.add_argument("--volume", type=int, help="0 (silent) to 10")
+    p.add_argument("--volume", type=_ranged(0, 10, "volume"), help="0 (silent) to 10")
     p.add_argument("--voice", help="voice pack, e.g. zh")
     p.add_argument("--left-button", choices=SIDES, help="whose button is the left one")
     p.add_argument("--dry-run", action="store_true", help="check and print, send nothing")
@@ -132,9 +165,11 @@ def build_parser():
         json_flag=False,
         device=False,
     )
+    _durations_may_be_negative(p)
     p.add_argument("name")
     p.add_argument("notation", nargs="+")
     p.add_argument("--about", help="a note shown in the list")
+    p.add_argument("--force", action="store_true", help="replace a built-in preset of that name")
     p = _add(
         pre,
         "remove",
@@ -157,8 +192,27 @@ def build_parser():
     p = _add(
         sub, "reset", "cmd_arbiter:do_reset", "end the game and load the configured time control"
     )
-    p.add_argument("--preset", help="load a preset from the clock instead (number or name)")
+    p.add_argument(
+        "--preset", help="load a preset from the clock instead (its number from 1, or its name)"
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="end a game in progress without asking (scripts)"
+    )
     p = _add(sub, "press", "cmd_arbiter:do_press", "press a player's button (demos, tests)")
+    p.add_argument("side", choices=SIDES)
+    p = _add(
+        sub,
+        "late",
+        "cmd_arbiter:do_late",
+        "mark a player absent at the start: their clock runs until they arrive (art. 22)",
+    )
+    p.add_argument("side", choices=SIDES)
+    p = _add(
+        sub,
+        "arrive",
+        "cmd_arbiter:do_arrive",
+        "a late player arrives: charged twice the lateness in all",
+    )
     p.add_argument("side", choices=SIDES)
     tim = _group(sub, "time", "arbiter adjustment of a player's time (only while paused)")
     p = _add(
@@ -169,9 +223,11 @@ def build_parser():
     )
     p.add_argument("side", choices=SIDES)
     p.add_argument("clock", nargs="?", help="main time left: 25:00, 1:30:00, 25m")
-    p.add_argument("--periods", type=int, help="byo-yomi periods left")
+    p.add_argument("--periods", type=_ranged(0, None, "--periods"), help="byo-yomi periods left")
     p.add_argument("--period", help="time left in the current period or block: 30s")
-    p.add_argument("--moves", type=int, help="moves left in the current Canadian block")
+    p.add_argument(
+        "--moves", type=_ranged(0, None, "--moves"), help="moves left in the current Canadian block"
+    )
 
     logs = _group(sub, "logs", "game logs: list, pull and verify, export")
     _add(logs, "list", "cmd_logs:do_list", "the game logs on the clock")
@@ -219,7 +275,7 @@ def build_parser():
         "compile the firmware and copy it to a board",
         json_flag=False,
     )
-    p.add_argument("--board", choices=BOARDS, required=True)
+    p.add_argument("--board", choices=resources.board_names(), required=True)
     p.add_argument(
         "--force", action="store_true", help="deploy even while a game runs (it is lost!)"
     )

@@ -4,14 +4,22 @@ See docs/protocol.md. A request is one JSON line of at most 1024 bytes; the repl
 id back. Lines with `"event"` arrive in between while `watch` is on; they are queued and read
 with `next_event()`. A refused request (`"ok": false`) becomes a `DeviceError`, a device that
 answers lines that are not JSON becomes a `ProtocolError`, silence a `DeviceTimeout`.
+
+A connection starts with `open_line()`: a bare newline, which ends whatever half line an
+earlier client left when it died mid-request, so that our first request is read whole. The
+clock answers that half line (with a null id, as a line it could not read) before it answers
+us, so until our first reply arrives, null-id errors are stale and skipped; so are replies
+with an id we did not send. Ids start at a random number per connection, so a late reply to
+a dead client's request is not taken for ours.
 """
 
 import collections
 import json
+import random
 
-from .errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError
+from .errors import DeviceError, DeviceTimeout, ProtocolError, UsageError
 
-PROTOCOL = 1
+PROTOCOL = 2  # firmware/goclockfw/protocol/commands.py PROTOCOL_VERSION
 MAX_REQUEST = 1024
 DEFAULT_TIMEOUT = 3.0
 
@@ -19,12 +27,18 @@ DEFAULT_TIMEOUT = 3.0
 class Client:
     """Talks the goclock protocol over a transport with `write_line` and `read_line`."""
 
-    def __init__(self, transport, timeout=DEFAULT_TIMEOUT):
+    def __init__(self, transport, timeout=DEFAULT_TIMEOUT, first_id=None):
         self.transport = transport
         self.timeout = timeout
         self.events = collections.deque()
         self.info = None  # the `info` reply, once check_firmware() has run
-        self._next_id = 1
+        self._next_id = random.randrange(1, 1 << 30) if first_id is None else first_id
+        self._stale_window = False  # between open_line() and our first reply
+
+    def open_line(self):
+        """Start the connection: a newline ends any half line a dead client left behind."""
+        self.transport.write_line("")
+        self._stale_window = True
 
     @property
     def name(self):
@@ -34,18 +48,32 @@ class Client:
         """Send `cmd` with `args`; return the reply's fields (without `id` and `ok`)."""
         req_id = self._next_id
         self._next_id += 1
+        if cmd == "config.set":
+            self._check_voice(args.get("config"))
         msg = dict(args)
         msg["id"] = req_id
         msg["cmd"] = cmd
         line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
         size = len(line.encode("utf-8")) + 1
         if size > MAX_REQUEST:
-            raise GoclockError(
+            raise UsageError(
                 "the %s request is %d bytes, over the clock's limit of %d: send less at once"
                 % (cmd, size, MAX_REQUEST)
             )
         self.transport.write_line(line)
         return self._await_reply(cmd, req_id, self.timeout if timeout is None else timeout)
+
+    def _check_voice(self, config):
+        """Refuse a voice pack the clock does not have (its `info` lists them), before the
+        clock stores a config that would leave it silent."""
+        voices = (self.info or {}).get("voices")
+        if not isinstance(config, dict) or "voice" not in config or not isinstance(voices, list):
+            return  # nothing to check, or firmware that does not say what it has
+        if config["voice"] not in voices:
+            raise UsageError(
+                "the clock has no voice pack %r (it has: %s): put it there first with "
+                "goclock voice push DIR" % (config["voice"], ", ".join(voices) or "none")
+            )
 
     def _await_reply(self, cmd, req_id, timeout):
         garbage = None
@@ -74,10 +102,13 @@ class Client:
                 garbage = garbage or json.dumps(msg)[:60]
                 continue
             if msg["id"] is None and msg["ok"] is False:
+                if self._stale_window:
+                    continue  # the answer to a half line our opening newline ended
                 # The device could not read our request at all (see the protocol).
                 raise DeviceError(cmd, msg.get("error", "unreadable request"))
             if msg["id"] != req_id:
-                continue  # a late reply to an earlier request that timed out
+                continue  # a late reply to an earlier request, or to another client's
+            self._stale_window = False
             if msg["ok"] is not True:
                 raise DeviceError(cmd, str(msg.get("error") or "no reason given"))
             reply = dict(msg)
@@ -112,10 +143,10 @@ class Client:
         proto = info.get("protocol")
         if proto != PROTOCOL:
             if isinstance(proto, int) and proto > PROTOCOL:
-                fix = "update this host tool (git pull; pip install -e host)"
+                fix = "update this host tool (git pull, then pip install -e . in the repository)"
             else:
                 fix = "update the clock's firmware (goclock deploy --board ...)"
-            raise GoclockError(
+            raise ProtocolError(
                 "%s runs goclock firmware %s speaking protocol %r, but this goclock speaks "
                 "protocol %d: %s" % (self.name, info.get("version", "?"), proto, PROTOCOL, fix)
             )

@@ -1,12 +1,12 @@
 """`goclock config show|set` and `goclock presets ...`: the clock's settings and time controls."""
 
 import json
+import sys
 
 from rich.table import Table
 
-from . import device, notation, presets, sgf_tc, ui
+from . import device, notation, ogs_tc, presets, sgf_tc, ui
 from .errors import GoclockError, NotationError
-from .fwcore import validate_time_control
 
 
 def _tc_text(tc):
@@ -44,30 +44,62 @@ def _load_json_file(path):
         raise NotationError("%s is not valid JSON: %s" % (path, exc)) from None
 
 
-def config_from_args(args):
-    """The `config.set` object the arguments ask for (validated time control)."""
-    cfg = {}
-    sources = [bool(args.notation), bool(args.file), bool(args.from_sgf), bool(args.preset)]
-    if sum(sources) > 1:
-        raise GoclockError(
-            "give the time control one way: notation, --file, --from-sgf or --preset"
-        )
-    if args.notation:
-        cfg["time_control"] = notation.parse(args.notation)
-    elif args.from_sgf:
-        cfg["time_control"] = sgf_tc.time_control_from_sgf(args.from_sgf)
-    elif args.preset:
-        cfg["time_control"] = presets.find(args.preset)["time_control"]
-    elif args.file:
+def _given_time_control(args, notes):
+    """The time control from --file, --from-sgf, --from-ogs or --preset (unchecked), a
+    config object from --file, or (None, None)."""
+    if args.from_sgf:
+        raw, said = sgf_tc.read_sgf(args.from_sgf)
+        notes.extend(said)
+        return raw, None
+    if getattr(args, "from_ogs", None):
+        return ogs_tc.read_file(args.from_ogs), None
+    if args.preset:
+        return presets.find(args.preset)["time_control"], None
+    if args.file:
         data = _load_json_file(args.file)
         if not isinstance(data, dict):
             raise NotationError("%s must hold a JSON object" % args.file)
         if "type" in data:  # a bare time control
-            cfg["time_control"] = validate_time_control(data)
-        else:  # a config object
-            cfg.update(data)
-            if "time_control" in cfg:
-                cfg["time_control"] = validate_time_control(cfg["time_control"])
+            return data, None
+        return data.get("time_control"), data  # a config object
+    return None, None
+
+
+def config_from_args(args, notes=None):
+    """The `config.set` object the arguments ask for (validated time control).
+
+    A notation made of options only (`calls=none white=10m first=white`) modifies the time
+    control given another way: `--from-sgf game.sgf calls=none`. What a source left
+    unsaid and had to assume is appended to `notes`.
+    """
+    notes = [] if notes is None else notes
+    cfg = {}
+    options = args.notation and notation.is_options_only(args.notation)
+    sources = [
+        bool(args.notation) and not options,
+        bool(args.file),
+        bool(args.from_sgf),
+        bool(getattr(args, "from_ogs", None)),
+        bool(args.preset),
+    ]
+    if sum(sources) > 1:
+        raise NotationError(
+            "give the time control one way: notation, --file, --from-sgf, --from-ogs or "
+            "--preset (options like calls=none may follow any of them)"
+        )
+    if args.notation and not options:
+        cfg["time_control"] = notation.parse(args.notation)
+    else:
+        tc, config_obj = _given_time_control(args, notes)
+        if config_obj is not None:
+            cfg.update(config_obj)
+        if tc is not None:
+            cfg["time_control"] = notation.apply_options(tc, args.notation or "")
+        elif options:
+            raise NotationError(
+                "%s: options need a time control to apply to (a notation, --file, --from-sgf, "
+                "--from-ogs or --preset)" % " ".join(args.notation)
+            )
     if args.volume is not None:
         if not 0 <= args.volume <= 10:
             raise GoclockError("volume: from 0 (silent) to 10, got %d" % args.volume)
@@ -78,14 +110,17 @@ def config_from_args(args):
         cfg["buttons"] = {"left": args.left_button}
     if not cfg:
         raise GoclockError(
-            "nothing to set: give a time control (like %s), --file, --from-sgf, --preset, "
-            "--volume, --voice or --left-button" % notation.EXAMPLES.split(",")[0]
+            "nothing to set: give a time control (like %s), --file, --from-sgf, --from-ogs, "
+            "--preset, --volume, --voice or --left-button" % notation.EXAMPLES.split(",")[0]
         )
     return cfg
 
 
 def do_config_set(args):
-    cfg = config_from_args(args)
+    notes = []
+    cfg = config_from_args(args, notes)
+    for note in notes:
+        print("goclock: note: %s" % note, file=sys.stderr)
     if args.dry_run:
         if args.json:
             ui.print_json(cfg)
@@ -119,9 +154,11 @@ def do_presets_list(args):
     if args.device:
         with device.connect(args.port, args.timeout) as clock:
             data = clock.request("presets.get")["presets"]
+        # Numbered from 1, as the clock announces them ("预设1", "预设2" ...).
         cols = ("#", "name", "time control")
         rows = [
-            (str(i), p.get("name"), _tc_text(p.get("time_control", {}))) for i, p in enumerate(data)
+            (str(i), p.get("name"), _tc_text(p.get("time_control", {})))
+            for i, p in enumerate(data, 1)
         ]
     else:
         data = presets.all_presets()
@@ -142,7 +179,7 @@ def do_presets_list(args):
 
 
 def do_presets_add(args):
-    entry = presets.add(args.name, args.notation, args.about or "")
+    entry = presets.add(args.name, args.notation, args.about or "", force=args.force)
     print("preset %s: %s (saved in %s)" % (entry["name"], entry["notation"], presets.home()))
     return 0
 
@@ -160,7 +197,7 @@ def do_presets_push(args):
     if args.json:
         ui.print_json(stored)
         return 0
-    for i, p in enumerate(stored):
+    for i, p in enumerate(stored, 1):
         print("%d  %s  %s" % (i, p.get("name"), _tc_text(p.get("time_control", {}))))
     print("%d presets on the clock" % len(stored))
     return 0

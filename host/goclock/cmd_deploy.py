@@ -4,8 +4,8 @@ import os
 
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-from . import deploy, device, paths, ui
-from .errors import GoclockError
+from . import deploy, device, resources, ui
+from .errors import GoclockError, UsageError
 
 
 def _bar():
@@ -45,16 +45,18 @@ def do_deploy(args, open_board=deploy.Board):
     plan = deploy.build(args.board)
     pack = None
     if args.voice and args.voice != "none":
-        pack = os.path.join(paths.REPO_ROOT, "sounds", args.voice)
-        if not os.path.isdir(pack):
-            raise GoclockError(
-                "no voice pack %r in sounds/ (use --voice none to deploy without one)" % args.voice
+        pack = resources.voice_pack(args.voice)
+        if pack is None:
+            raise UsageError(
+                "no voice pack %r (shipped: %s; use --voice none to deploy without one)"
+                % (args.voice, ", ".join(resources.voice_packs()))
             )
     if args.dry_run:
         for local, remote in plan:
-            print("%s -> :%s" % (os.path.relpath(local, paths.REPO_ROOT), remote))
+            print("%s -> :%s" % (local, remote))
         if pack:
-            print("%s/ -> :/sounds/%s/" % (os.path.relpath(pack, paths.REPO_ROOT), args.voice))
+            print("%s/ -> :/sounds/%s/" % (pack, args.voice))
+        print("files on the clock that this deploy does not write are removed")
         return 0
     port = device.choose_port(args.port)
     deploy.guard(port, args.force)
@@ -62,6 +64,8 @@ def do_deploy(args, open_board=deploy.Board):
     try:
         with _bar() as bar:
             copy_files(board, plan, bar)
+            for path in board.remove_stale(plan):
+                print("removed %s (left by an older deploy)" % path)
             if pack:
                 push_voice(board, pack, bar)
     finally:

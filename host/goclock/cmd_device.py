@@ -1,14 +1,13 @@
 """`goclock ports`, `info`, `status`, `watch`: what is connected and what it shows."""
 
-import collections
 import json
 import time
 
-from rich.console import Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
-from . import device, ui
+from . import device, eventtext, ui
 from .errors import GoclockError
 
 
@@ -46,8 +45,9 @@ def do_info(args):
         ("firmware", info.get("version")),
         ("protocol", info.get("protocol")),
         ("board", info.get("board")),
-        ("flash free", _kb(info.get("flash_free"))),
-        ("RAM free", _kb(info.get("ram_free"))),
+        ("flash free", ui.size_text(info.get("flash_free"))),  # bytes, as the clock says
+        ("RAM free", ui.size_text(info.get("ram_free"))),
+        ("voice packs", ", ".join(info.get("voices") or []) or "none"),
         ("battery", "%s mV" % info["battery_mv"] if info.get("battery_mv") else "not wired"),
     ]
     ui.console().print(ui.kv_table(rows, title="goclock"))
@@ -61,7 +61,8 @@ def do_status(args):
         ui.print_json(st)
         return 0
     con = ui.console()
-    con.print(ui.status_table(st, title="%s, move %s" % (st.get("state"), st.get("moves"))))
+    played = ui.plural(st.get("moves", 0), "move")
+    con.print(ui.status_table(st, title="%s, %s played" % (st.get("state"), played)))
     tc = st.get("time_control")
     if tc:
         from . import notation
@@ -76,38 +77,20 @@ def do_status(args):
 
 
 def describe_event(ev):
-    """One line for an event pushed by the clock."""
-    kind = ev.get("event")
-    who = ev.get("side", "")
-    at = ui.clock_text(ev.get("t"))
-    if kind == "call":
-        return "%s  %s: “%s”" % (at, who, ev.get("phrase"))
-    if kind == "press":
-        return "%s  %s moved (%s)" % (at, who, ui.clock_text(ev.get("used_ms")))
-    if kind == "log":
-        return "clock: %s" % (
-            ev.get("message") or ev.get("value") or json.dumps(ev, ensure_ascii=False)
-        )
-    extra = {k: v for k, v in ev.items() if k not in ("event", "t", "side")}
-    tail = " " + json.dumps(extra, ensure_ascii=False) if extra else ""
-    return "%s  %s %s%s" % (at, kind, who, tail)
-
-
-def _watch_view(st, recent):
-    parts = []
-    if st:
-        parts.append(ui.status_table(st, title="%s, move %s" % (st.get("state"), st.get("moves"))))
-    parts.extend(recent)
-    return Group(*parts)
+    """One line in words for an event pushed by the clock (eventtext.py)."""
+    return eventtext.describe(ev)
 
 
 def do_watch(args, now=time.monotonic):
-    """Follow the clock until Ctrl-C (or --seconds); the clock keeps running either way."""
+    """Follow the clock until Ctrl-C (or --seconds); the clock keeps running either way.
+
+    One line in words per event; in a terminal the status line stays at the bottom, updated
+    in place, with the events printed above it. `--json`: the event objects, one per line.
+    """
     with device.connect(args.port, args.timeout) as clock:
         st = clock.request("status")
         clock.request("watch", on=True)
-        end = now() + args.seconds if args.seconds else None
-        recent = collections.deque(maxlen=8)
+        end = now() + args.seconds if args.seconds is not None else None
         try:
             if args.json:
                 print(json.dumps(dict(st, event="status"), ensure_ascii=False), flush=True)
@@ -118,23 +101,20 @@ def do_watch(args, now=time.monotonic):
                     lambda ev: print(json.dumps(ev, ensure_ascii=False), flush=True),
                 )
             elif ui.console().is_terminal:
-                with Live(
-                    _watch_view(st, recent), console=ui.console(), auto_refresh=False
-                ) as live:
+                con = ui.console()
+                with Live(Text(ui.status_line(st)), console=con, auto_refresh=False) as live:
 
                     def show(ev):
-                        nonlocal st
                         if ev.get("event") == "status":
-                            st = {k: v for k, v in ev.items() if k != "event"}
+                            live.update(Text(ui.status_line(ev)), refresh=True)
                         else:
-                            recent.append(describe_event(ev))
-                        live.update(_watch_view(st, recent), refresh=True)
+                            live.console.print(Text(describe_event(ev)))
 
                     _follow(clock, end, now, show)
             else:
-                # Not a terminal (a pipe, a log file): one plain line per event.
+                # Not a terminal (a pipe, a log file): every event a line, status included.
                 print(ui.status_line(st), flush=True)
-                _follow(clock, end, now, lambda ev: print(_plain(ev), flush=True))
+                _follow(clock, end, now, lambda ev: print(describe_event(ev), flush=True))
         except KeyboardInterrupt:
             pass  # Ctrl-C ends watching; nothing on the clock changes
         finally:
@@ -145,20 +125,9 @@ def do_watch(args, now=time.monotonic):
     return 0
 
 
-def _plain(ev):
-    if ev.get("event") == "status":
-        return ui.status_line(ev)
-    return describe_event(ev)
-
-
 def _follow(clock, end, now, show):
     while end is None or now() < end:
         wait = 0.5 if end is None else max(0.0, min(0.5, end - now()))
         ev = clock.next_event(wait)
         if ev is not None:
             show(ev)
-
-
-def _kb(n):
-    """Bytes as the table shows them; anything else (missing, odd) as it came."""
-    return "%d KB" % (n // 1024) if isinstance(n, int) and not isinstance(n, bool) else n

@@ -1,4 +1,9 @@
-"""`goclock logs ...`: list, pull and verify, export (JSON/CSV), merge into SGF, report."""
+"""`goclock logs ...`: list, pull and verify, export (JSON/CSV), merge into SGF, report.
+
+A log is judged by its checksum chain (gamerecord.py) and by its sequence (logcheck.py: time
+never goes back, moves numbered without gaps or repeats); `verify`, `pull` and the warning of
+the other commands say both, naming the lines.
+"""
 
 import csv
 import io
@@ -9,8 +14,8 @@ import sys
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
-from . import device, logpull, report, sgf_merge, ui
-from .errors import GoclockError
+from . import device, logcheck, logpull, report, sgf_merge, ui
+from .errors import DeviceIOError, UsageError
 from .gamerecord import LEFT_FIELDS, GameRecord
 
 
@@ -58,13 +63,13 @@ def do_pull(args):
             games = on_clock
         elif args.game is not None:
             if args.game not in on_clock:
-                raise GoclockError(
+                raise UsageError(
                     "the clock has no game %d (it has: %s)" % (args.game, _ids(on_clock))
                 )
             games = [args.game]
         else:
             if not on_clock:
-                raise GoclockError("the clock has no game logs")
+                raise UsageError("the clock has no game logs")
             games = [on_clock[-1]]
         with _progress(args.json) as bar:
             for game in games:
@@ -79,9 +84,10 @@ def do_pull(args):
                 results.append(res)
     altered = []
     for res in results:
-        record = GameRecord.from_file(res["path"])
-        res.update(ok=record.ok, torn=record.torn, errors=record.errors, verdict=record.verdict)
-        if not record.ok and not (record.torn and res["running"]):
+        record = logcheck.Check(GameRecord.from_file(res["path"]))
+        res.update(record.as_json())
+        # A running game's log may end in a record still being written: not damage.
+        if not record.ok and not (record.torn and not record.problems and res["running"]):
             altered.append("game %d: %s" % (res["game"], record.verdict))
         if not args.json:
             how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
@@ -94,7 +100,7 @@ def do_pull(args):
     if args.json:
         ui.print_json(results)
     if altered:
-        raise GoclockError("; ".join(altered))
+        raise DeviceIOError("; ".join(altered))  # the clock's own copy is damaged
     return 0
 
 
@@ -103,21 +109,13 @@ def _ids(games):
 
 
 def do_verify(args):
-    record = GameRecord.from_file(args.game)
+    record = logcheck.Check(GameRecord.from_file(args.game))
     if args.json:
-        ui.print_json(
-            {
-                "file": args.game,
-                "ok": record.ok,
-                "torn": record.torn,
-                "errors": record.errors,
-                "verdict": record.verdict,
-            }
-        )
+        ui.print_json(dict(record.as_json(), file=args.game))
     else:
         print("%s: %s" % (args.game, record.verdict))
     if not record.ok:
-        raise GoclockError("%s cannot be trusted: %s" % (args.game, record.verdict))
+        raise UsageError("%s cannot be trusted: %s" % (args.game, record.verdict))
     return 0
 
 
@@ -129,11 +127,12 @@ def load_record(args):
         with device.connect(args.port, args.timeout) as clock:
             record = GameRecord(logpull.read_all(clock, int(args.game)), "game %s" % args.game)
     else:
-        raise GoclockError(
+        raise UsageError(
             "%s is neither a log file nor a game number (goclock logs list)" % args.game
         )
-    if not record.ok:
-        print("goclock: warning: %s: %s" % (record.name, record.verdict), file=sys.stderr)
+    check = logcheck.Check(record)
+    if not check.ok:
+        print("goclock: warning: %s: %s" % (record.name, check.verdict), file=sys.stderr)
     return record
 
 
@@ -171,12 +170,7 @@ def _csv_text(record):
 def export_json(record):
     return {
         "game": record.game,
-        "verified": {
-            "ok": record.ok,
-            "torn": record.torn,
-            "errors": record.errors,
-            "verdict": record.verdict,
-        },
+        "verified": logcheck.Check(record).as_json(),
         "time_control": record.time_control,
         "moves": record.moves,
         "records": record.records,
@@ -194,10 +188,17 @@ def do_export(args):
             with open(args.output, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         except OSError as exc:
-            raise GoclockError("cannot write %s: %s" % (args.output, exc.strerror or exc)) from None
+            raise DeviceIOError(
+                "cannot write %s: %s" % (args.output, exc.strerror or exc)
+            ) from None
         print(
-            "game %s: %d records, %d moves -> %s"
-            % (record.game, len(record.records), len(record.moves), args.output),
+            "game %s: %s, %s -> %s"
+            % (
+                record.game,
+                ui.plural(len(record.records), "record"),
+                ui.plural(len(record.moves), "move"),
+                args.output,
+            ),
             file=sys.stderr,
         )
     else:
@@ -208,7 +209,8 @@ def do_export(args):
 def do_sgf(args):
     record = load_record(args)
     result = sgf_merge.merge_file(record, args.merge, args.output)
-    print("%s: times of %d moves written (game %s)" % (args.output, result["timed"], record.game))
+    timed = ui.plural(result["timed"], "move")
+    print("%s: times of %s written (game %s)" % (args.output, timed, record.game))
     if result["mismatch"]:
         print("goclock: warning: %s" % result["mismatch"], file=sys.stderr)
     return 0
@@ -222,7 +224,7 @@ def do_report(args):
                 "game": record.game,
                 "summary": report.summary(record),
                 "moves": record.moves,
-                "verdict": record.verdict,
+                "verdict": logcheck.Check(record).verdict,
             }
         )
     else:

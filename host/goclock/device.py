@@ -10,7 +10,7 @@ import os
 from serial.tools import list_ports
 
 from .client import Client
-from .errors import GoclockError
+from .errors import GoclockError, NoClockError, UsageError
 from .transport import SerialTransport
 
 PROBE_TIMEOUT = 0.6
@@ -24,7 +24,9 @@ def probe(port, timeout=PROBE_TIMEOUT):
         return None, str(exc)
     try:
         transport.discard_input()
-        info = Client(transport, timeout=timeout).request("info")
+        client = Client(transport, timeout=timeout)
+        client.open_line()
+        info = client.request("info")
         if "protocol" not in info:
             return None, "answers, but not as a goclock"
         return info, "goclock"
@@ -52,14 +54,12 @@ def choose_port(port=None):
         return port
     clocks = [p["port"] for p in scan() if p["info"]]
     if not clocks:
-        raise GoclockError(
+        raise NoClockError(
             "no goclock found: plug the clock in (a data USB cable), or give --port PATH "
             "(for `make sim`, the pty path it prints)"
         )
     if len(clocks) > 1:
-        raise GoclockError(
-            "several goclocks found (%s): choose one with --port" % ", ".join(clocks)
-        )
+        raise UsageError("several goclocks found (%s): choose one with --port" % ", ".join(clocks))
     return clocks[0]
 
 
@@ -70,6 +70,7 @@ def connect(port=None, timeout=None):
     try:
         client = Client(transport) if timeout is None else Client(transport, timeout)
         transport.discard_input()
+        client.open_line()
         client.check_firmware()
         yield client
     finally:

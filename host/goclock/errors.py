@@ -1,47 +1,88 @@
-"""The errors the host tool reports to its user.
+"""The errors the host tool reports to its user, and the exit status of each.
 
-Every error a user can act on (no device, a busy port, a timeout, a refused request, bad
-notation) is a `GoclockError`; `cli.main()` prints it as one line and exits non-zero.
-Anything else is a bug and keeps its traceback.
+Every error a user can act on is a `GoclockError`; `cli.main()` prints it as one line and
+exits with its `exit_code`. Anything else is a bug and keeps its traceback. The statuses
+(EXIT_STATUSES, shown by `goclock --help` and in the README):
+
+    0  done
+    1  device or I/O error: the clock did not answer, answered nonsense, failed, or the
+       line dropped; a file could not be written
+    2  bad usage or input: a wrong option or value, an unknown name or game, a file that is
+       missing or not valid (a log that fails verification), a request the clock refused
+    3  no clock found: no goclock among the serial ports, or no such port
+
+A plain GoclockError is the second kind: most errors the tool raises are about what it was
+given, so that is the default, and the device and I/O errors say otherwise by their class.
 """
+
+EXIT_OK = 0
+EXIT_IO = 1
+EXIT_USAGE = 2
+EXIT_NO_CLOCK = 3
+
+EXIT_STATUSES = """exit status:
+  0  done
+  1  device or I/O error: the clock did not answer, answered nonsense, failed, or the
+     line dropped; a file could not be written
+  2  bad usage or input: a wrong option or value, an unknown name or game, a file that
+     is missing or not valid (a log that fails verification), a request the clock refused
+  3  no clock found: no goclock among the serial ports, or no such port"""
 
 
 class GoclockError(Exception):
-    """An error the user can act on; printed without a traceback, exit code 1."""
+    """An error the user can act on; printed without a traceback. Bad usage or input."""
 
-    exit_code = 1
+    exit_code = EXIT_USAGE
 
 
-class TransportError(GoclockError):
+class UsageError(GoclockError):
+    """The command line asks for something that cannot be: a bad value, an unknown name."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotationError(UsageError):
+    """A time control written by the user could not be read or is not valid."""
+
+
+class DeviceIOError(GoclockError):
+    """The clock, its serial line or a file failed: trying again may work."""
+
+    exit_code = EXIT_IO
+
+
+class TransportError(DeviceIOError):
     """The serial line could not be opened, or it went away (cable pulled, device reset)."""
 
-    exit_code = 3
+
+class NoClockError(TransportError):
+    """There is no clock to talk to: none among the ports, or the port given does not exist."""
+
+    exit_code = EXIT_NO_CLOCK
 
 
-class DeviceTimeout(GoclockError):
+class DeviceTimeout(DeviceIOError):
     """The device did not answer in time."""
 
-    exit_code = 4
+
+class ProtocolError(DeviceIOError):
+    """The device answered something that is not the goclock protocol (or another version)."""
 
 
-class ProtocolError(GoclockError):
-    """The device answered something that is not the goclock protocol."""
-
-    exit_code = 5
+# Refusals that are the clock failing, not the request being wrong (docs/protocol.md).
+_DEVICE_FAULTS = ("storage error", "internal error", "out of memory")
 
 
 class DeviceError(GoclockError):
-    """The device understood the request and refused it (`"ok": false`)."""
+    """The device understood the request and refused it (`"ok": false`).
 
-    exit_code = 6
+    A refusal says the request was wrong for the clock (a value, its state): bad input,
+    unless the clock itself failed (a flash write, an internal error): a device error.
+    """
 
     def __init__(self, cmd, message):
         super().__init__("the clock refused %s: %s" % (cmd, message))
         self.cmd = cmd
         self.reason = message
-
-
-class NotationError(GoclockError):
-    """A time control written by the user could not be read or is not valid."""
-
-    exit_code = 2
+        if str(message).startswith(_DEVICE_FAULTS):
+            self.exit_code = EXIT_IO

@@ -1,6 +1,6 @@
 """A game log read on the host: verified with the firmware's own checker, then made sense of.
 
-The log format is the firmware's (firmware/gamelog.py, docs/storage.md): one JSON record per
+The log format is the firmware's (firmware/goclockfw/storage/logline.py, docs/storage.md): one JSON record per
 line, each with a checksum chained to the one before. `GameRecord` runs the firmware's
 `verify_bytes`, says in words whether the log is intact, altered or cut short, and lists the
 moves: who pressed, when, how long the move took and what was left after it.
@@ -8,19 +8,20 @@ moves: who pressed, when, how long the move took and what was left after it.
 
 import os
 
+from goclockfw.storage import logline
+
 from . import SIDES
 from .errors import GoclockError
-from .fwcore import load
 
 # Side-status fields of a press record (what the side had left at its press).
-LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "flagged")
+LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "points", "spent_ms", "flagged")
 
 
 class GameRecord:
     def __init__(self, data, name="game log"):
         self.name = name
         self.size = len(data)
-        result = load("gamelog").verify_bytes(data)
+        result = logline.verify_bytes(data)
         self.ok = result["ok"]
         self.errors = result["errors"]
         self.torn = result["torn"]
@@ -40,31 +41,68 @@ class GameRecord:
             raise GoclockError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
 
     def _moves(self):
-        """Presses (and timeouts turned into passes) in order, each a dict."""
+        """Presses (and timeouts turned into passes) in order, each a dict.
+
+        A timeout ruled a pass (rules, art. 22) is a move: a pass that took the time the
+        flagged side's clock ran until the flag (the move's start to the timeout, pauses
+        excluded), after which the side has its last period again, whole (the ruling gives
+        it back; its next move starts a fresh one)."""
         moves = []
+        start = None  # game time the move in progress began
+        paused = 0  # ms paused since then
+        paused_at = None
+        flag_t = None
         for i, rec in enumerate(self.records):
             kind = rec.get("event")
+            t = rec.get("t")
+            if kind == "start":
+                start, paused, flag_t = t, 0, None
+                continue
+            if kind == "pause":
+                paused_at = t
+                continue
+            if kind == "resume":
+                if paused_at is not None and isinstance(t, int):
+                    paused += t - paused_at
+                paused_at = None
+                continue
+            if kind == "timeout":
+                flag_t = t
+                continue
             if kind == "press" and rec.get("side") in SIDES:
-                move = {"side": rec["side"], "t": rec.get("t"), "used_ms": rec.get("used_ms")}
+                move = {"side": rec["side"], "t": t, "used_ms": rec.get("used_ms")}
+                # The firmware logs the side's status beside the press (docs/storage.md);
+                # logs of early firmware had it nested under "left", which is read too.
+                nested = rec.get("left")
+                source = nested if isinstance(nested, dict) else rec
+                move["left"] = {k: source[k] for k in LEFT_FIELDS if k in source}
             elif (
                 kind == "ruling"
                 and rec.get("ruling") == "timeout_pass"
                 and rec.get("side") in SIDES
             ):
-                # The arbiter turned a last-period timeout into a pass: a move without a press.
-                move = {"side": rec["side"], "t": rec.get("t"), "used_ms": None, "pass": True}
+                used = None
+                if all(isinstance(x, int) for x in (start, flag_t)):
+                    used = flag_t - start - paused
+                move = {"side": rec["side"], "t": t, "used_ms": used, "pass": True}
+                move["left"] = self._left_after_pass(rec["side"])
             else:
                 continue
-            # The firmware logs the side's status beside the press (docs/storage.md); logs of
-            # early firmware had it nested under "left", which is read too.
-            nested = rec.get("left")
-            source = nested if isinstance(nested, dict) else rec
-            left = {k: source[k] for k in LEFT_FIELDS if k in source}
-            move["left"] = left
+            start, paused, paused_at, flag_t = t, 0, None, None
             move["n"] = len(moves) + 1
             move["record"] = i + 1  # its place among the records, from 1
             moves.append(move)
         return moves
+
+    def _left_after_pass(self, side):
+        """What a side flagged in its last byo-yomi period has once the timeout is ruled a
+        pass: no main time, one period, the whole of it."""
+        tc = self.time_control or {}
+        period = (tc.get(side) or {}).get("period", tc.get("period"))
+        left = {"main_ms": 0, "periods": 1, "flagged": False}
+        if isinstance(period, (int, float)):
+            left["period_ms"] = int(round(period * 1000))
+        return left
 
     @property
     def verdict(self):

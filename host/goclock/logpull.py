@@ -10,7 +10,7 @@ same way.
 import binascii
 import os
 
-from .errors import DeviceTimeout, GoclockError, ProtocolError, TransportError
+from .errors import DeviceTimeout, ProtocolError, TransportError
 
 CHUNK = 512  # the most `logs.get` gives at once (docs/protocol.md)
 
@@ -65,7 +65,7 @@ def pull(client, game, out_dir, progress=None):
                     break
                 data, size, eof = fetch(client, game, offset)
         except (TransportError, DeviceTimeout) as exc:
-            raise GoclockError(
+            raise TransportError(
                 "%s after %d of %d bytes of game %d; what arrived is kept in %s: run the same "
                 "command again to resume" % (exc, offset, size, game, part)
             ) from None

@@ -1,5 +1,8 @@
 """Presets: named time controls. Built-in ones for common events, plus the user's own.
 
+The built-ins are the clock's factory presets (firmware/goclockfw/storage/configstore.py),
+read from the firmware package: the host and the clock can never disagree about them.
+
 The user's presets live in `$GOCLOCK_HOME/presets.json` (default `~/.config/goclock`), as a
 list of `{"name", "notation", "time_control"}`. The clock keeps at most 10, picked at the board
 by a referee without a PC; `goclock presets push` sends them.
@@ -8,22 +11,31 @@ by a referee without a PC; `goclock presets push` sends them.
 import json
 import os
 
+from goclockfw.storage.configstore import default_presets
+
 from . import notation
 from .errors import GoclockError
 
 MAX_ON_CLOCK = 10
 
-# (name, notation, what it is for). Names are short: the clock announces presets by number.
-BUILTIN = (
-    ("cn-national", "cn 2h/5", "Chinese national events: 2 h limit, 5 reserved minutes"),
-    ("cn-local", "cn 1h/1", "Chinese local events: 1 h limit, 1 reserved minute"),
-    ("fast", "byo 30m+3x30s", "fast games: 30 min, then 3 x 30 s"),
-    ("rapid", "byo 10m+3x30s", "club and online rapid: 10 min, then 3 x 30 s"),
-    ("blitz", "byo 0+5x10s", "blitz: byo-yomi only, 5 x 10 s"),
-    ("sd-1h", "sd 1h", "sudden death, 1 h each (包干)"),
-    ("cn-moves", "can 1h+15/10m carry", "1 h, then 15 moves per 10 min, leftover carried"),
-    ("canadian", "can 1h+25/5m", "1 h, then 25 moves per 5 min (online Canadian)"),
-    ("fischer", "fischer 20m+10s", "20 min, 10 s added per move"),
+# What each built-in is for. The built-ins themselves are the clock's factory presets
+# (goclockfw/storage/configstore.py): one list, kept with the firmware.
+ABOUT = {
+    "cn-national": "Chinese national events: 2 h limit, 5 reserved minutes",
+    "cn-local": "Chinese local events: 1 h limit, 1 reserved minute",
+    "fast": "fast games: 30 min, then 3 x 30 s",
+    "rapid": "club and online rapid: 10 min, then 3 x 30 s",
+    "blitz": "blitz: byo-yomi only, 5 x 10 s",
+    "sd-1h": "sudden death, 1 h each (包干)",
+    "cn-moves": "1 h, then 15 moves per 10 min, leftover carried",
+    "canadian": "1 h, then 25 moves per 5 min (online Canadian)",
+    "fischer": "20 min, 10 s added per move",
+    "ing": "Ing rules: 3 h, then 3 x 20 min of overtime, 2 points each",
+}
+# (name, notation, what it is for), in the clock's order: preset 1 first.
+BUILTIN = tuple(
+    (p["name"], notation.format(p["time_control"]), ABOUT.get(p["name"], ""))
+    for p in default_presets()
 )
 
 
@@ -98,9 +110,14 @@ def find(name):
     raise GoclockError("no preset named %r (known: %s)" % (name, names))
 
 
-def add(name, text, about=""):
+def add(name, text, about="", force=False):
     if not name or len(name) > 24 or any(c in name for c in "/\\\n"):
         raise GoclockError("a preset name is 1-24 characters, without slashes: %r" % name)
+    if not force and any(name.lower() == b[0].lower() for b in BUILTIN):
+        raise GoclockError(
+            "%r is a built-in preset: choose another name, or add --force to have yours "
+            "used instead of it" % name
+        )
     tc = notation.parse(text)
     presets = [p for p in user_presets() if p["name"].lower() != name.lower()]
     entry = {"name": name, "notation": notation.format(tc), "time_control": tc}

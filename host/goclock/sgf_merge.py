@@ -1,15 +1,20 @@
 """Write a game's time record into its SGF: BL/WL (and OB/OW) per move, TM/OT in the root.
 
 Moves are matched in order: the n-th move node of the SGF's main line gets the n-th move of
-the clock log. A colour that differs stops the merge (the record and the log are not the same
-game); a different number of moves is reported, and only the moves both have get times.
+the clock log (a timeout the arbiter ruled a pass is a move: the SGF has a pass there). A
+colour that differs stops the merge (the record and the log are not the same game); a
+different number of moves is reported, and only the moves both have get times.
 
-What is written on each move node, for the side that moved: what that side had left when it
-pressed the clock, as the firmware logs it with the press (firmware/app.py):
-- BL/WL: seconds left: the main time; in byo-yomi what was left of the current period; in a
-  Canadian block what was left of the block. (A Fischer increment is added after the press,
-  so it is not in BL/WL yet.)
-- OB/OW: in byo-yomi the periods left (as KGS writes it), in a Canadian block the moves left.
+What is written on each move node, for the side that moved: what that side had left as the
+move left it, as the firmware logs it with the press (firmware/goclockfw/events.py):
+- BL/WL: seconds left: the main time (a Fischer increment or a Bronstein refund included);
+  in byo-yomi or Ing overtime what was left of the period in use; in a Canadian block what
+  was left of the block; with a time per move (Bronstein, no main time) what was left of
+  the move's time. After a timeout ruled a pass: the last period, whole.
+- OB/OW: in byo-yomi and Ing overtime the periods left (as KGS writes it), in a Canadian
+  block the moves left.
+An untimed game has no time left to write: its root loses TM/OT and its moves get nothing
+(SGF has no property for the time a move took: `goclock logs export` has it).
 """
 
 from sgfmill import sgf
@@ -18,6 +23,7 @@ from . import sgf_tc
 from .errors import GoclockError
 
 _COLOUR = {"b": "black", "w": "white"}
+_OVERTIME_COUNT = {"byoyomi": "periods", "ing": "periods", "canadian": "moves"}
 
 
 def _seconds(ms):
@@ -30,11 +36,19 @@ def time_properties(tc_type, left):
     main = left.get("main_ms")
     if main:
         return _seconds(main), None
-    if tc_type == "byoyomi" and "periods" in left:
-        return _seconds(left.get("period_ms", 0)), left["periods"]
-    if tc_type == "canadian" and "moves" in left:
-        return _seconds(left.get("period_ms", 0)), left["moves"]
+    count = _OVERTIME_COUNT.get(tc_type)
+    if count and count in left:
+        return _seconds(left.get("period_ms", 0)), left[count]
+    if "period_ms" in left:  # a time per move: what was left of it
+        return _seconds(left["period_ms"]), None
     return _seconds(main or 0), None
+
+
+def move_time_left(tc, move):
+    """(seconds text, count or None) a move left its side with; None for an untimed game."""
+    if tc.get("type") == "untimed":
+        return None
+    return time_properties(tc.get("type"), move["left"])
 
 
 def load_sgf(path):
@@ -47,23 +61,32 @@ def load_sgf(path):
         raise GoclockError("%s is not a valid SGF file: %s" % (path, exc)) from None
 
 
+def _set_root(root, tc):
+    tm, ot = sgf_tc.root_properties(tc)
+    if tm is not None:
+        root.set_raw("TM", tm.encode())
+    elif root.has_property("TM"):
+        root.unset("TM")
+    if ot is not None:
+        root.set("OT", ot)
+    elif root.has_property("OT"):
+        root.unset("OT")
+
+
 def merge(game, record):
     """Put the times of `record` (a GameRecord) into `game` (an sgfmill game).
 
-    Returns a dict: sgf_moves, log_moves, timed (moves given times), mismatch (text or None).
+    Returns a dict: sgf_moves, log_moves, timed (moves given times), mismatch (text to warn
+    about, or None).
     """
     record.require_times()
     tc = record.time_control or {}
     root = game.get_root()
     if tc.get("type"):
-        tm, ot = sgf_tc.root_properties(tc)
-        root.set_raw("TM", tm.encode())
-        if ot:
-            root.set("OT", ot)
-        elif root.has_property("OT"):
-            root.unset("OT")
+        _set_root(root, tc)
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0] is not None]
     moves = record.moves
+    timed = 0
     for i, (node, move) in enumerate(zip(nodes, moves)):
         colour = _COLOUR[node.get_move()[0]]
         if colour != move["side"]:
@@ -72,12 +95,16 @@ def merge(game, record):
                 "(or a move is missing from one of them); nothing written"
                 % (i + 1, colour.capitalize(), move["side"].capitalize())
             )
-        left, count = time_properties(tc.get("type"), move["left"])
+        props = move_time_left(tc, move)
+        if props is None:
+            continue
+        left, count = props
         letter = "B" if colour == "black" else "W"
         node.set_raw(letter + "L", left.encode())
         if count is not None:
             node.set_raw("O" + letter, str(int(count)).encode())
-    timed = min(len(nodes), len(moves))
+        timed += 1
+    both = min(len(nodes), len(moves))
     mismatch = None
     if len(nodes) != len(moves):
         mismatch = (
@@ -85,8 +112,13 @@ def merge(game, record):
             % (
                 len(nodes),
                 len(moves),
-                timed,
+                both,
             )
+        )
+    elif tc.get("type") == "untimed" and both:
+        mismatch = (
+            "an untimed game: SGF has no property for the time a move took, so no BL/WL "
+            "were written (goclock logs export has every move's time)"
         )
     return {"sgf_moves": len(nodes), "log_moves": len(moves), "timed": timed, "mismatch": mismatch}
 

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from . import fwcore
+from . import resources
 from .errors import GoclockError
 
 
@@ -27,13 +27,22 @@ def micropython_binary():
     return found
 
 
+def micropython_env(extra=()):
+    """The environment for the unix port: the firmware package (and `extra` dirs) on its path."""
+    paths = [os.path.dirname(resources.firmware_dir())] + list(extra)
+    return dict(os.environ, MICROPYPATH=":".join(paths + [".frozen"]))
+
+
 def run(scenario_path, engine="cpython", out=None):
     """Print the scenario's JSON Lines on `out` (bytes stream); returns the exit code."""
     out = out or sys.stdout.buffer
     if engine == "micropython":
-        script = os.path.join(fwcore.firmware_dir(), "simulate.py")
+        script = os.path.join(resources.firmware_dir(), "sim", "simulate.py")
         proc = subprocess.run(
-            [micropython_binary(), script, scenario_path], capture_output=True, check=False
+            [micropython_binary(), script, scenario_path],
+            capture_output=True,
+            check=False,
+            env=micropython_env(),
         )
         out.write(proc.stdout)
         out.flush()
@@ -42,7 +51,8 @@ def run(scenario_path, engine="cpython", out=None):
                 proc.stderr.decode("utf-8", "replace").strip() or "micropython failed"
             )
         return 0
-    core = fwcore.load("simulate")  # the firmware's scenario runner, in this CPython
+    from goclockfw.sim import simulate as core  # the firmware's scenario runner, here
+
     try:
         with open(scenario_path, encoding="utf-8") as f:
             obj = json.load(f)

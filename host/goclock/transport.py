@@ -4,6 +4,17 @@ The port is opened with `serial.serial_for_url`, so a device path (`/dev/ttyACM0
 that `make sim` prints) and any pyserial URL (`loop://`, `socket://host:port`) work alike;
 tests use a pty or `loop://`. Deadlines are measured with `time.monotonic()`, never with
 the wall clock, and the clock function can be injected.
+
+DTR and RTS are set in a safe order around opening and closing, on every OS. On an ESP32
+board's USB-serial bridge they drive the auto-reset circuit: RTS asserted while DTR is not
+pulls EN low (the chip resets: a game in progress is paused by a power-resume), DTR
+asserted while RTS is not pulls GPIO0 low (harmless unless the chip resets just then); both
+equal leave the chip alone. Windows drivers (the CP210x's among them) raise the two lines
+one after the other when a port opens, so a plain open can reset the clock. We therefore
+create the port unopened, lower both lines (pyserial applies them as it opens), open it,
+then raise DTR before RTS — passing through "GPIO0 low", never "EN low" — and lower RTS
+before DTR when closing. DTR must end up raised: MicroPython's native USB serial (RP2040)
+only sends to a host that asserts it. (The same facts guide mpremote's serial transport.)
 """
 
 import errno
@@ -11,7 +22,7 @@ import time
 
 import serial
 
-from .errors import DeviceTimeout, ProtocolError, TransportError
+from .errors import DeviceTimeout, NoClockError, ProtocolError, TransportError
 
 try:
     import termios
@@ -38,18 +49,45 @@ def _busy(exc):
     )
 
 
+def _set_line(port, name, value):
+    """Set DTR or RTS; a pty or a socket has no such line, and says so with an error."""
+    try:
+        setattr(port, name, value)
+    except (OSError, serial.SerialException) as exc:
+        if getattr(exc, "errno", None) not in (errno.ENOTTY, errno.EINVAL):
+            raise
+
+
+def open_port(url, baudrate, opener=serial.serial_for_url):
+    """The port opened with DTR and RTS set in the order that never resets an ESP32."""
+    # exclusive: a second program on the same port would steal half of the replies.
+    port = opener(url, baudrate=baudrate, timeout=0.05, exclusive=True, do_not_open=True)
+    port.dtr = False  # before open(): pyserial opens the port with both lines low
+    port.rts = False
+    port.open()
+    _set_line(port, "dtr", True)
+    _set_line(port, "rts", True)
+    return port
+
+
+def close_port(port):
+    """RTS down before DTR (the reverse would pull EN low), then close."""
+    try:
+        _set_line(port, "rts", False)
+        _set_line(port, "dtr", False)
+    finally:
+        port.close()
+
+
 class SerialTransport:
     """A line-oriented serial connection. `url` is a device path or a pyserial URL."""
 
-    def __init__(self, url, baudrate=115200, clock=time.monotonic):
+    def __init__(self, url, baudrate=115200, clock=time.monotonic, opener=serial.serial_for_url):
         self.url = url
         self.clock = clock
         self._buf = bytearray()
         try:
-            # exclusive: a second program on the same port would steal half of the replies.
-            self.serial = serial.serial_for_url(
-                url, baudrate=baudrate, timeout=0.05, exclusive=True
-            )
+            self.serial = open_port(url, baudrate, opener)
         except (serial.SerialException, OSError, ValueError) as exc:
             if _busy(exc):
                 raise TransportError(
@@ -57,7 +95,7 @@ class SerialTransport:
                     "open; close it and try again" % url
                 ) from None
             if getattr(exc, "errno", None) == errno.ENOENT or "No such file" in str(exc):
-                raise TransportError(
+                raise NoClockError(
                     "no such serial device: %s (is the clock plugged in? `goclock ports` lists "
                     "the ports)" % url
                 ) from None
@@ -70,7 +108,7 @@ class SerialTransport:
 
     def close(self):
         try:
-            self.serial.close()
+            close_port(self.serial)
         except _LINE_ERRORS:
             pass
 

@@ -18,6 +18,35 @@ def print_json(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
 
 
+def plural(n, word):
+    """'1 move', '2 moves', '0 moves'."""
+    return "%s %s%s" % (n, word, "" if n == 1 else "s")
+
+
+def size_text(n):
+    """Bytes as a person reads them: 812 B, 77.5 KB, 1.4 MB, 72.5 GB; "unknown" for -1."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        return "unknown"
+    if n < 1024:
+        return "%d B" % n
+    for unit in ("KB", "MB", "GB", "TB"):
+        n /= 1024.0
+        if n < 1024 or unit == "TB":
+            return ("%.1f %s" if n < 100 else "%.0f %s") % (n, unit)
+
+
+def confirm(question, stdin=None, stdout=None):
+    """Ask a yes/no question in a terminal: True or False; None when there is no terminal."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    if not (stdin.isatty() and stdout.isatty()):
+        return None
+    stdout.write(question + " [y/N] ")
+    stdout.flush()
+    answer = stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
 def clock_text(ms):
     """12:34 or 1:02:03.4 below ten seconds: the way a clock face shows time."""
     if ms is None:
@@ -41,7 +70,7 @@ def side_text(st):
     if "periods" in st:
         text += "  %d × %s" % (st["periods"], clock_text(st.get("period_ms")))
     elif "moves" in st:
-        text += "  %d moves in %s" % (st["moves"], clock_text(st.get("period_ms")))
+        text += "  %s in %s" % (plural(st["moves"], "move"), clock_text(st.get("period_ms")))
     if st.get("flagged"):
         text += "  FLAG"
     return text
@@ -63,7 +92,7 @@ def status_line(st):
     parts = [st.get("state", "?")]
     if turn:
         parts.append("%s to move" % turn)
-    parts.append("move %s" % st.get("moves", 0))
+    parts.append("%s played" % plural(st.get("moves", 0), "move"))
     return "%s  |  black %s  |  white %s" % (
         ", ".join(parts),
         side_text(st.get("black")),

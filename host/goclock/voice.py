@@ -1,7 +1,7 @@
 """Voice packs: what a pack must hold, how long each clip may be, and uploading one.
 
 A pack is a folder of WAV clips plus `manifest.json`; the clock plays the clip of each phrase
-its call profile says (see firmware/callplan.py) and of a few device notices. Used by
+its call profile says (see firmware/goclockfw/core/callplan.py) and of a few device notices. Used by
 `goclock voice check DIR`, `goclock voice push DIR` and tools/make_sounds.py.
 
 Every clip must end before the next call can start: slot_rules() derives the limits by
@@ -17,7 +17,8 @@ import tempfile
 import wave
 import zlib
 
-from . import fwcore
+from goclockfw.core import callplan
+
 from .errors import GoclockError
 
 # Which call profile each shipped pack speaks; a pack's manifest names its own.
@@ -33,6 +34,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "超时改判虚着",
         "reset": "重新开局",
         "cancel": "取消",
+        "confirm": "再按确认",
+        "late": "迟到登记",
+        "late_marked": "已记迟到",
+        "arrive": "到场",
+        "maintenance": "维护模式",
     },
     "jp": {
         "pause": "一時停止",
@@ -42,6 +48,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "時間切れはパス扱い",
         "reset": "リセット",
         "cancel": "取り消し",
+        "confirm": "もう一度押して確定",
+        "late": "遅刻の登録",
+        "late_marked": "遅刻を記録",
+        "arrive": "到着",
+        "maintenance": "メンテナンス",
     },
     "en": {
         "pause": "paused",
@@ -51,6 +62,11 @@ DEVICE_PHRASES = {
         "timeout_pass": "timeout ruled a pass",
         "reset": "new game",
         "cancel": "cancelled",
+        "confirm": "again to confirm",
+        "late": "who is late?",
+        "late_marked": "late noted",
+        "arrive": "arrived",
+        "maintenance": "maintenance",
     },
 }
 _PRESET = {"cn": "预设%d", "jp": "プリセット%d", "en": "preset %d"}
@@ -80,7 +96,6 @@ def device_phrases(profile_name):
 
 def load_profile(name):
     """The firmware's call profile object called `name` ("cn", "jp", "en")."""
-    callplan = fwcore.load("callplan")
     try:
         return callplan.profile(name)
     except ValueError as exc:
@@ -89,7 +104,6 @@ def load_profile(name):
 
 def call_phrases(profile):
     """Every phrase the profile can call for the periods and counts packs cover."""
-    callplan = fwcore.load("callplan")
     return callplan.phrases(profile, (PERIODS_S[0], PERIODS_S[-1]), MAX_PERIODS)
 
 
@@ -184,6 +198,12 @@ def slot_rules(profile):
         rules.append(SlotRule([profile.byoyomi_start], START_MS, "said as byo-yomi begins"))
     for phrase in device_phrases(profile.name).values():
         rules.append(SlotRule([phrase], DEVICE_MS, "a device notice"))
+    covered = set()
+    for rule in rules:
+        covered.update(rule.phrases)
+    for phrase in call_phrases(profile):
+        if phrase not in covered:  # said at a moment of its own (an Ing penalty): a call's cap
+            rules.append(SlotRule([phrase], CALL_CAP_MS, "a call"))
     tightest = {}
     for rule in rules:
         old = tightest.get(rule.phrases)
@@ -202,6 +222,9 @@ _NAME_PATTERNS = (
     (r"残り(\d+)回", "left_periods_%s"),
     (r"(\d+) periods left", "left_periods_%s"),
     (r"last period", "left_periods_1"),
+    (r"共罚(\d+)点", "penalty_%s"),
+    (r"ペナルティ(\d+)目", "penalty_%s"),
+    (r"(\d+) penalty points?", "penalty_%s"),
 )
 
 
@@ -339,6 +362,13 @@ def check(pack_dir, profile_name=None):
         profile_name = (manifest or {}).get("profile") or PACK_PROFILES.get(name, "cn")
     profile = load_profile(profile_name)
     report = Report(pack_dir, profile_name)
+    if manifest is None and not any(f.lower().endswith(".wav") for f in os.listdir(pack_dir)):
+        # Said once, not as one "missing" line for each of the profile's phrases.
+        report.problems.append(
+            "the folder has no clips (no .wav files): record one per phrase, named as in the "
+            "README (count_1.wav, sec_30.wav, ...)"
+        )
+        return report
     entries = manifest["phrases"] if manifest else {}
     formats = set()
     for phrase in required_phrases(profile):

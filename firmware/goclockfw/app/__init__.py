@@ -1,0 +1,1 @@
+"""The clock at a board, without the board: buttons, gestures, announcer, records and the loop."""

@@ -1,0 +1,176 @@
+"""The announcer: plays the clock's calls as clips of the voice pack, on time, one at a time.
+
+The core fires each call at its exact deadline tick (`GameClock.advance`) and
+the loop runs at least once a few ms after every deadline, so a call starts
+within a few ms of it; `worst_late_ms` keeps the worst start seen.
+
+One call at a time, the newer wins: a call for a later tick cuts whatever is
+still playing (a call that runs over its slot is stale by then: "50秒" must
+not delay "55秒"). Calls for the SAME tick are one announcement ("1分" then
+"还剩4分", "10" then "超时判负") and play back to back. A press cuts the calls
+of the side that just moved. A call the loop reaches more than STALE_MS after
+its deadline (after a stall) is not spoken at all; it is in the game log anyway.
+
+Playback never delays a press: presses are timed by interrupts (app/buttons.py)
+and the players stream from their own callbacks (audio/player_i2s.py) or from
+`pump`, which does a bounded step of work.
+
+Voice pack: <sounds>/<voice>/manifest.json, whose "phrases" give each
+phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...).
+A phrase without a clip, or a player that cannot play clips (a buzzer), gets
+its beep pattern (audio/beep.py): the clock never stays silent for want of a file.
+"""
+
+import json
+
+from goclockfw.core.ticks import ticks_diff
+
+STALE_MS = 1000
+QUEUE = 4  # calls of one tick, at most (the cn profile has two)
+
+
+class Announcer:
+    def __init__(self, player=None):
+        self.player = None
+        self._poll = None  # the player's poll(now), looked up once: no bound method per loop
+        self.clips = b""  # "phrase\tfile" lines of the voice pack
+        self.base = ""  # its directory
+        self.notices = {}  # notice -> phrase
+        self.rate = 8000  # the pack's sample rate, for the board's I2S
+        self.pack = None
+        self.worst_late_ms = 0
+        self.skipped = 0  # stale calls not spoken
+        self.said = 0  # calls and notices started
+        self.echo = None  # callable(phrase) told of every phrase started (the sim prints it)
+        self._queue = [None] * QUEUE
+        self._qlen = 0
+        self._group = None  # tick of the calls in the queue
+        self._side = -1  # whose calls are playing
+        self.set_player(player)
+
+    def load_pack(self, sounds_dir, voice):
+        """Read a voice pack's manifest; returns a warning text or None.
+
+        The phrase -> file table is kept as one bytes object ("phrase\tfile\n"
+        lines) and searched when a call is made: a dict of a hundred strings
+        would hold some 20 KB of the heap for good.
+        """
+        base = "%s/%s" % (sounds_dir, voice)
+        try:
+            with open(base + "/manifest.json") as f:
+                manifest = json.load(f)
+            phrases = manifest["phrases"]
+            table = bytearray(b"\n")
+            for phrase in phrases:
+                table.extend(("%s\t%s\n" % (phrase, phrases[phrase]["file"])).encode())
+            notices = manifest.get("device", {})
+            rate = manifest.get("sample_rate", 8000)
+            notices = notices if isinstance(notices, dict) else {}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            self.clips = b""
+            self.notices = {}
+            self.pack = None
+            return "voice pack %s unusable (%s): beeps instead" % (voice, e)
+        manifest = phrases = None
+        self.base = base
+        self.clips = bytes(table)
+        self.notices = notices
+        self.rate = rate if isinstance(rate, int) and rate > 0 else 8000
+        self.pack = voice
+        return None
+
+    def clip(self, phrase):
+        """The path of the clip saying `phrase`, or None."""
+        key = ("\n%s\t" % phrase).encode()
+        i = self.clips.find(key)
+        if i < 0:
+            return None
+        i += len(key)
+        j = self.clips.find(b"\n", i)
+        return self.base + "/" + self.clips[i:j].decode()
+
+    # ----- calls ---------------------------------------------------------
+
+    def say(self, phrase, side, tick, now):
+        """A call of the core, due at `tick`, seen by the loop at `now`."""
+        late = ticks_diff(now, tick)
+        if late > STALE_MS:
+            self.skipped += 1
+            return
+        if self._group == tick and self._side == side:
+            if self._qlen < QUEUE:
+                self._queue[self._qlen] = phrase
+                self._qlen += 1
+            self.pump(now)
+            return
+        self._clear()
+        self._group = tick
+        self._side = side
+        self._queue[0] = phrase
+        self._qlen = 1
+        if late > self.worst_late_ms:
+            self.worst_late_ms = late
+        self._start_next()
+
+    def notice(self, name):
+        """A device notice ("pause", "battery_low", "preset_2"...): cuts any call."""
+        self._clear()
+        self._group = None
+        self._side = -1
+        self._queue[0] = self.notices.get(name, name)
+        self._qlen = 1
+        # Without a clip the notice beeps by its name: audio/beep.py knows "pause", "preset_3",
+        # not the pack's words for them ("暂停", "预设3").
+        self._start_next(name)
+
+    def cancel_side(self, side):
+        """The side moved: its calls are no longer worth hearing."""
+        if self._side == side:
+            self._clear()
+
+    def _clear(self):
+        self._qlen = 0
+        for i in range(QUEUE):
+            self._queue[i] = None
+        if self.player is not None and self.player.busy():
+            self.player.stop()
+
+    def _start_next(self, beep_as=None):
+        phrase = self._queue[0]
+        for i in range(1, QUEUE):
+            self._queue[i - 1] = self._queue[i]
+        self._queue[QUEUE - 1] = None
+        self._qlen -= 1
+        self.said += 1
+        if self.echo is not None:
+            self.echo(phrase)
+        player = self.player
+        if player is None:
+            return
+        clip = self.clip(phrase)
+        if clip is not None and player.play(clip):
+            return
+        from goclockfw.audio import (
+            beep,  # only when a clip is missing: 3 KB of code not kept otherwise
+        )
+
+        player.play(beep.pattern(phrase if beep_as is None else beep_as))
+
+    def pump(self, now):
+        """Let a buzzer step on, and start the next call of the same tick when one ends."""
+        if self._poll is not None:
+            self._poll(now)
+        if self._qlen:
+            if self.player is None:
+                self._qlen = 0
+            elif not self.player.busy():
+                self._start_next()
+
+    def busy(self):
+        return self._qlen > 0 or (self.player is not None and self.player.busy())
+
+    def set_player(self, player):
+        if self.player is not None and self.player is not player:
+            self.player.stop()
+        self.player = player
+        self._poll = getattr(player, "poll", None)

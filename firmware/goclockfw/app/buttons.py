@@ -1,0 +1,191 @@
+"""Buttons: edge ticks recorded by interrupts, confirmed by the loop after a quiet window.
+
+Pure logic, no pins: the hardware layer calls `EdgeRing.put(channel, tick,
+level)` from its pin interrupt (hard IRQ: no allocation, so only array stores
+and small ints here), and reports the pin level when the loop asks. The loop
+drains the ring into a `Debouncer`, which confirms a press once the level has
+been stable for DEBOUNCE_MS after the last edge of a burst, and dates it at the
+burst's FIRST edge: contact bounce and a slow loop (audio, flash writes) add
+nothing to the time charged. A burst is also concluded by the next edge when
+a full window of quiet lies between them, so a press the loop did not look at
+in time (a short tap during a 50 ms stall) still counts, at its own tick.
+A held button is one press; edges while it is down (release bounce, noise)
+only end in a release. Confirmed presses and releases wait in a small queue
+(`pop`) in the order they are found.
+
+While an edge waits for confirmation the clock must not be advanced past its
+tick (`hold`): a press made just before a deadline is charged before that
+deadline fires. A button that chatters for longer than MAX_HOLD_MS stops
+holding the clock back, so a broken switch cannot freeze the clock.
+"""
+
+from array import array
+
+from goclockfw.core.ticks import ticks_diff
+
+LEFT = 0
+RIGHT = 1
+ARBITER = 2
+CHANNELS = 3
+CHANNEL_NAMES = ("left", "right", "arbiter")
+
+DEBOUNCE_MS = 10  # quiet time after the last edge before a level counts
+MAX_HOLD_MS = 60  # at most this long may an unconfirmed edge hold the clock back
+
+NONE = 0
+PRESS = 1
+RELEASE = 2
+
+
+class EdgeRing:
+    """Edges (channel, tick, level after the edge) from interrupt handlers, in a ring allocated once.
+
+    One writer (the interrupts) and one reader (the loop): the writer fills a
+    slot, then moves `head`; the reader moves `tail`. When the ring is full
+    the newest edge is dropped and counted; the debouncer's level check
+    (`Debouncer.observe`) still catches the change.
+    """
+
+    def __init__(self, size=32):
+        self.size = size
+        self.ticks = array("i", [0] * size)
+        self.chans = bytearray(size)
+        self.levels = bytearray(size)
+        self.head = 0
+        self.tail = 0
+        self.dropped = 0
+
+    def put(self, ch, tick, level):
+        # Runs in a hard interrupt: no allocation (array stores, small ints).
+        h = self.head
+        n = h + 1
+        if n == self.size:
+            n = 0
+        if n == self.tail:
+            self.dropped += 1
+            return
+        self.ticks[h] = tick
+        self.chans[h] = ch
+        self.levels[h] = level
+        self.head = n
+
+    def drain(self, debouncer):
+        """Hand every recorded edge to the debouncer, oldest first."""
+        t = self.tail
+        while t != self.head:
+            debouncer.edge(self.chans[t], self.ticks[t], self.levels[t])
+            t += 1
+            if t == self.size:
+                t = 0
+            self.tail = t
+
+
+class Debouncer:
+    """Per channel: the confirmed state and the burst of edges awaiting confirmation."""
+
+    def __init__(self, window=DEBOUNCE_MS, max_hold=MAX_HOLD_MS, channels=CHANNELS, queue=8):
+        self.window = window
+        self.max_hold = max_hold
+        self.down = bytearray(channels)  # confirmed state: 1 while pressed
+        self.pending = bytearray(channels)  # 1 while a burst awaits confirmation
+        self.level = bytearray(channels)  # level after the latest edge
+        self.first = array("i", [0] * channels)  # tick of the burst's first edge
+        self.last = array("i", [0] * channels)  # tick of its latest edge
+        # Confirmed changes, oldest first: channel, PRESS/RELEASE, tick (a press: its first edge).
+        self._qn = queue
+        self._qch = bytearray(queue)
+        self._qkind = bytearray(queue)
+        self._qtick = array("i", [0] * queue)
+        self._qhead = 0
+        self._qtail = 0
+        self.channel = 0  # of the change `pop` returned
+        self.tick = 0  # of the change `pop` returned
+
+    def edge(self, ch, tick, level):
+        """An edge on channel `ch` at `tick`, after which the pin read `level` (1 = pressed)."""
+        if self.pending[ch] and ticks_diff(tick, self.last[ch]) >= self.window:
+            # Quiet for a whole window since the last edge: that burst is over.
+            self._conclude(ch, self.level[ch])
+        if not self.pending[ch]:
+            self.pending[ch] = 1
+            self.first[ch] = tick
+            self.last[ch] = tick
+        else:
+            # Edges may arrive out of order (an interrupt and a level poll): keep the extremes.
+            if ticks_diff(tick, self.first[ch]) < 0:
+                self.first[ch] = tick
+            if ticks_diff(tick, self.last[ch]) > 0:
+                self.last[ch] = tick
+        self.level[ch] = level
+
+    def observe(self, ch, level, now):
+        """The loop's view of the pin level; a change nobody reported is an edge.
+
+        Buttons without an interrupt (the Pico's BOOTSEL) rely on this alone;
+        for the others it repairs a missed or dropped interrupt.
+        """
+        if not self.pending[ch] and level != self.down[ch]:
+            self.edge(ch, now, level)
+
+    def settle(self, ch, level, now):
+        """Conclude channel `ch`'s burst if it has been quiet for a window; `level` is the pin now."""
+        if self.pending[ch] and ticks_diff(now, self.last[ch]) >= self.window:
+            self._conclude(ch, level)
+
+    def _conclude(self, ch, level):
+        self.pending[ch] = 0
+        if level == self.down[ch]:
+            return  # a glitch, or a press and release both inside the burst
+        self.down[ch] = level
+        if level:
+            self._push(ch, PRESS, self.first[ch])
+        else:
+            self._push(ch, RELEASE, self.last[ch])
+
+    def _push(self, ch, kind, tick):
+        h = self._qhead
+        n = h + 1
+        if n == self._qn:
+            n = 0
+        if n == self._qtail:
+            return  # eight changes unread: the loop is gone anyway
+        self._qch[h] = ch
+        self._qkind[h] = kind
+        self._qtick[h] = tick
+        self._qhead = n
+
+    def pop(self):
+        """The oldest confirmed change: PRESS or RELEASE (see `channel`, `tick`), or NONE."""
+        t = self._qtail
+        if t == self._qhead:
+            return NONE
+        self.channel = self._qch[t]
+        self.tick = self._qtick[t]
+        kind = self._qkind[t]
+        t += 1
+        if t == self._qn:
+            t = 0
+        self._qtail = t
+        return kind
+
+    def hold(self, now):
+        """The tick the clock may be advanced to: `now`, or the first edge of a possible press."""
+        limit = now
+        for ch in range(len(self.pending)):
+            if self.pending[ch] and not self.down[ch]:
+                f = self.first[ch]
+                if ticks_diff(now, f) < self.max_hold and ticks_diff(f, limit) < 0:
+                    limit = f
+        return limit
+
+    def next_due(self, now):
+        """Ms until the earliest pending burst can be confirmed, or -1 when none waits."""
+        best = -1
+        for ch in range(len(self.pending)):
+            if self.pending[ch]:
+                d = self.window - ticks_diff(now, self.last[ch])
+                if d < 0:
+                    d = 0
+                if best < 0 or d < best:
+                    best = d
+        return best

@@ -1,0 +1,92 @@
+"""What the clock shows: both times, periods or moves left, whose turn, paused or flag.
+
+`view(status, menu)` turns the app's status (the protocol's status object)
+into a few short strings; the same view is drawn on an SSD1306 128x64
+(app/screen.py) and sent to the desktop launcher, which draws it large in the
+terminal. Times are shown
+rounded up to the second, as a countdown should: "0:01" until the flag.
+
+SSD1306 layout (8x8 font; the times twice as large):
+    y  0  B  5x60s        <   (the marker shows whose clock runs)
+    y 10  1:54:59             (16 px high)
+    y 28  W  5x60s
+    y 38  1:55:00
+    y 56  PAUSED / B FLAG / preset 3 ...
+"""
+
+
+def clock_text(ms):
+    """H:MM:SS, or M:SS under an hour; rounded up to the second."""
+    if ms < 0:
+        ms = 0
+    s = (ms + 999) // 1000
+    h = s // 3600
+    m = (s // 60) % 60
+    s = s % 60
+    if h:
+        return "%d:%02d:%02d" % (h, m, s)
+    return "%d:%02d" % (m, s)
+
+
+def _side_view(st, kind=None):
+    """(big time, small line) of one side's status; `kind` the time control's type."""
+    main = st.get("main_ms", 0)
+    if "spent_ms" in st:
+        # Untimed: the side's own thinking time, counting up; the seconds reached, not
+        # rounded up like a countdown.
+        spent = st["spent_ms"]
+        return clock_text(spent - spent % 1000), "untimed"
+    if "points" in st:
+        # Ing: main time, then periods that run on across moves, each costing points.
+        if main > 0:
+            p = st.get("period_ms", 0) // 1000
+            length = "%dm" % (p // 60) if p % 60 == 0 else "%ds" % p
+            return clock_text(main), "then %dx%s" % (st["periods"], length)
+        return clock_text(st.get("period_ms", 0)), "OT %d left -%dpt" % (
+            st["periods"],
+            st["points"],
+        )
+    if "periods" in st:
+        if main > 0:
+            return clock_text(main), "%dx%ds" % (st["periods"], st.get("period_ms", 0) // 1000)
+        return clock_text(st.get("period_ms", 0)), "byo %d left" % st["periods"]
+    if "moves" in st:
+        if main > 0:
+            return clock_text(main), "then %d moves" % st["moves"]
+        return clock_text(st.get("period_ms", 0)), "%d moves left" % st["moves"]
+    if "period_ms" in st:  # a time per move (a delay with no main time): this move's left
+        return clock_text(st["period_ms"]), "per move"
+    return clock_text(main), "hourglass" if kind == "hourglass" else ""
+
+
+def view(status, menu=None):
+    """The strings to show, from an app status dict; `menu`: preset name on offer."""
+    kind = (status.get("time_control") or {}).get("type")
+    b_time, b_sub = _side_view(status["black"], kind)
+    w_time, w_sub = _side_view(status["white"], kind)
+    state = status["state"]
+    note = ""
+    if menu is not None:
+        note = "preset " + menu
+    elif status["black"].get("flagged"):
+        note = "BLACK FLAG"
+    elif status["white"].get("flagged"):
+        note = "WHITE FLAG"
+    elif state == "paused":
+        note = "PAUSED"
+    elif state == "idle":
+        # The button of the side that does not move first starts the clock (Black's, in a
+        # handicap game where White moves first).
+        first = (status.get("time_control") or {}).get("first")
+        note = "Black starts" if first == "white" else "White starts"
+    elif state == "ended":
+        note = "GAME OVER"
+    return {
+        "black": b_time,
+        "white": w_time,
+        "black_sub": b_sub,
+        "white_sub": w_sub,
+        "turn": status.get("turn"),
+        "state": state,
+        "note": note,
+    }

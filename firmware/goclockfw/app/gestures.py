@@ -1,0 +1,184 @@
+"""What the arbiter key and the player buttons mean together (the README's table).
+
+  running          arbiter key pressed        pause, at the key's first edge
+  paused           arbiter key tapped         resume (on release, if nothing
+                                              else was done while it was down)
+  after a last-period byo-yomi timeout
+                   arbiter key held HOLD_MS   timeout-as-pass ruling (rules art. 22):
+                                              the opponent's clock runs
+  idle, no move yet
+                   arbiter key held HOLD_MS   "late": the next player's button pressed
+                                              marks that side late (rules art. 22)
+  paused, idle or ended
+                   arbiter key held + White's button
+                                              reset to the configured time control
+                   arbiter key held + Black's button
+                                              preset menu: announces "preset 1"
+  preset menu      Black's button             next preset (announced by voice)
+                   White's button             reset to the announced preset
+                   arbiter key tapped         leave the menu, nothing changed
+                   MENU_TIMEOUT_MS idle       the same
+  a reset that would end a game in progress (paused)
+                   "confirm" is said: White's button again within CONFIRM_MS ends it;
+                   anything else (or nothing) leaves the game as it was
+  a side marked late
+                   its own button             it has arrived (charged as the rules say)
+  otherwise        a player's button          that player's move (or the start)
+
+Pure logic over a small app interface (app/session.py implements it):
+  app.clock_state() -> "idle" | "running" | "paused" | "ended"
+  app.can_timeout_pass() -> bool
+  app.is_absent(side) -> bool       marked late and not yet arrived
+  app.can_mark_late() -> bool       before the game's first move
+  app.button_press(side, tick)     a player's press at `tick`
+  app.arbiter_pause(tick), app.arbiter_resume(now), app.arbiter_timeout_pass(now)
+  app.arbiter_reset(preset)        preset None: the configured time control, else its number from 1
+  app.arbiter_late(side), app.arbiter_arrive(side, tick)
+  app.preset_count() -> int, app.announce(name)  (say a device notice)
+"""
+
+from goclockfw.core.ticks import ticks_diff
+
+BLACK = 0
+WHITE = 1
+HOLD_MS = 2000  # a hold long enough that no tap is taken for it
+TAP_MS = 1500  # a release later than this is no tap (no resume)
+MENU_TIMEOUT_MS = 30000
+CONFIRM_MS = 5000  # how long a "confirm" waits for White's button
+LATE_MS = 10000  # how long "late" waits for the late side's button
+_NO_RESET = -2  # `_confirm` when nothing waits for a confirmation
+
+
+class Gestures:
+    def __init__(self, app):
+        self.app = app
+        self.arbiter_down = False
+        self._since = 0  # tick the arbiter key went down
+        self._used = False  # this arbiter press already did something
+        self.menu = -1  # preset index on offer, -1 outside the menu
+        self._menu_since = 0
+        self._confirm = _NO_RESET  # the reset waiting for its confirmation (None: configured)
+        self._confirm_since = 0
+        self.picking_late = False  # "late" was said: the next player's button is the late side
+        self._late_since = 0
+
+    # ----- events from the loop ------------------------------------------
+
+    def on_arbiter_down(self, tick, now):
+        self.arbiter_down = True
+        self._since = tick
+        self._used = False
+        self._drop_confirm()
+        self.picking_late = False
+        if self.menu < 0 and self.app.clock_state() == "running":
+            self.app.arbiter_pause(tick)
+            self._used = True
+
+    def on_arbiter_up(self, now):
+        was_down = self.arbiter_down
+        self.arbiter_down = False
+        if not was_down or self._used:
+            return
+        if self.menu >= 0:
+            self.menu = -1  # a tap leaves the menu
+            self.app.announce("cancel")
+            return
+        if ticks_diff(now, self._since) <= TAP_MS and self.app.clock_state() == "paused":
+            self.app.arbiter_resume(now)
+
+    def on_press(self, side, tick, now):
+        """A player's button, `side` already mapped from the physical button."""
+        if self._confirm != _NO_RESET:
+            preset = self._confirm
+            self._confirm = _NO_RESET
+            if side == WHITE and not self.arbiter_down:
+                self.app.arbiter_reset(preset)
+            else:
+                self.app.announce("cancel")
+            return
+        if self.picking_late:
+            self.picking_late = False
+            self.app.arbiter_late(side)
+            return
+        if self.menu >= 0:
+            self._menu_since = now
+            if side == BLACK:
+                self.menu = (self.menu + 1) % self.app.preset_count()
+                self.app.announce("preset_%d" % (self.menu + 1))
+            else:
+                chosen = self.menu + 1  # presets are numbered from 1, as announced
+                self.menu = -1
+                self._reset(chosen, now)
+            return
+        if self.arbiter_down and self.app.clock_state() != "running":
+            self._used = True
+            if side == WHITE:
+                self._reset(None, now)
+            elif self.app.preset_count() > 0:
+                self.menu = 0
+                self._menu_since = now
+                self.app.announce("preset_1")
+            return
+        if self.app.is_absent(side):
+            self.app.arbiter_arrive(side, tick)  # the late player sits down: arrival
+            return
+        self.app.button_press(side, tick)
+
+    def _reset(self, preset, now):
+        # A game in progress (paused) is ended only when the arbiter confirms.
+        if self.app.clock_state() == "paused":
+            self._confirm = preset
+            self._confirm_since = now
+            self.app.announce("confirm")
+        else:
+            self.app.arbiter_reset(preset)
+
+    def _drop_confirm(self):
+        if self._confirm != _NO_RESET:
+            self._confirm = _NO_RESET
+            self.app.announce("cancel")
+
+    def poll(self, now):
+        """Hold timing: the timeout-as-pass ruling, "late", the menu's and confirm's time-outs."""
+        if (
+            self.arbiter_down
+            and not self._used
+            and self.menu < 0
+            and ticks_diff(now, self._since) >= HOLD_MS
+        ):
+            if self.app.can_timeout_pass():
+                self._used = True
+                self.app.arbiter_timeout_pass(now)
+            elif self.app.can_mark_late():
+                self._used = True
+                self.picking_late = True
+                self._late_since = now
+                self.app.announce("late")
+        if self.menu >= 0 and ticks_diff(now, self._menu_since) >= MENU_TIMEOUT_MS:
+            self.menu = -1
+            self.app.announce("cancel")
+        if self._confirm != _NO_RESET and ticks_diff(now, self._confirm_since) >= CONFIRM_MS:
+            self._drop_confirm()
+        if self.picking_late and ticks_diff(now, self._late_since) >= LATE_MS:
+            self.picking_late = False
+            self.app.announce("cancel")
+
+    def next_due(self, now):
+        """Ms until `poll` may have something to do, or None."""
+        best = None
+        if self.arbiter_down and not self._used:
+            best = HOLD_MS - ticks_diff(now, self._since)
+        # One by one, not over a tuple: this runs every loop pass and must not allocate.
+        if self.menu >= 0:
+            best = _sooner(best, MENU_TIMEOUT_MS - ticks_diff(now, self._menu_since))
+        if self._confirm != _NO_RESET:
+            best = _sooner(best, CONFIRM_MS - ticks_diff(now, self._confirm_since))
+        if self.picking_late:
+            best = _sooner(best, LATE_MS - ticks_diff(now, self._late_since))
+        if best is not None and best < 0:
+            best = 0
+        return best
+
+
+def _sooner(best, d):
+    return d if best is None or d < best else best

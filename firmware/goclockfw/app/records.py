@@ -1,0 +1,116 @@
+"""The running game's records: game time, the log, the progress marks, the notices.
+
+Everything the clock does is one record in the game's log (storage/journal.py) and, when
+a host watches, the same object as an event line (events.py). A record is written, and
+durable, before anything announces it: the press's event and reply come after its
+record. Game time `t` is ms since the game's start, pauses included; after a power cut
+it goes on from where the log ends.
+
+While a clock runs and nothing else is written, a progress mark goes to the log every
+MARK_MS of game time, so a power cut gives back at most that much of the running side's
+time. A game's log begins with its "game" record when the clock starts (a game set up
+but never started has no records); notices made before that wait for it.
+"""
+
+from goclockfw.core import gameclock
+from goclockfw.core.ticks import ticks_diff
+from goclockfw.storage.journal import MARK_MS
+
+PENDING = 8  # notices kept for a log that has not started yet
+
+
+class Records:
+    def __init__(self, journal, protocol, console=None):
+        self.journal = journal
+        self.protocol = protocol
+        self.console = console  # the desktop's screen, or None
+        self.game_start = 0  # tick at game time game_t0
+        self.game_t0 = 0
+        self.started = False  # the game's log has its "game" record
+        self.pending = []  # (notice, message) waiting for the log to start
+        self.last_t = 0  # game time of the last record written
+        self.marks = 0  # marks written since it
+        self.storage_error = None
+
+    # ----- game time ---------------------------------------------------------
+
+    def t(self, tick):
+        return self.game_t0 + ticks_diff(tick, self.game_start)
+
+    def rebase(self, tick, t):
+        """Game time `t` is now at `tick` (a new game: 0; after a cut: where the log ends)."""
+        self.game_start = tick
+        self.game_t0 = t
+        self.last_t = t
+        self.marks = 0
+
+    # ----- records -------------------------------------------------------------
+
+    def begin(self, tick, tc_json, game):
+        """The clock starts (or a side is marked late before it does): game time 0 is now,
+        and the log gets its "game" record, then the notices that waited. Once only."""
+        self.rebase(tick, 0)
+        if self.started:
+            return
+        self.started = True
+        j = self.journal
+        j.record("game", 0, None, None, (("game", game), ("time_control", tc_json)))
+        pending = self.pending
+        self.pending = []
+        for notice, message in pending:
+            j.record("log", 0, None, None, (("notice", notice), ("message", message)))
+
+    def clock_event(self, clock, kind, side, tick, value, extra=None):
+        """A clock listener call: written, then told to a watching host."""
+        t = self.t(tick)
+        if self.started:
+            if self.journal.record_clock(clock, kind, side, t, tick, value, extra):
+                self.last_t = t
+                self.marks = 0
+            else:
+                self.problem(self.journal.error)
+        self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
+
+    def write(self, kind, tick, value=None, extra=None):
+        """A record that is not the clock's (config, end, snapshot)."""
+        t = self.t(tick)
+        ok = self.journal.record(kind, t, None, value, extra)
+        if ok:
+            self.last_t = t
+            self.marks = 0
+        return ok
+
+    def notice(self, notice, message, tick):
+        """A device notice: logged (or kept for the log), pushed to the host and the screen."""
+        fields = (("notice", notice), ("message", message))
+        if self.started:
+            self.write("log", tick, None, fields)
+        elif len(self.pending) < PENDING:
+            self.pending.append((notice, message))
+        self.protocol.event("log", {"notice": notice, "message": message})
+        if self.console is not None:
+            self.console({"notice": notice, "message": message})
+
+    def problem(self, message):
+        """A storage problem, noticed once until it changes."""
+        if message is not None and message != self.storage_error:
+            self.storage_error = message
+            self.protocol.event("log", {"notice": "storage", "message": message})
+            if self.console is not None:
+                self.console({"notice": "storage", "message": message})
+
+    # ----- progress marks ------------------------------------------------------
+
+    def mark_due_ms(self, clock, now):
+        """Ms until the next mark is due (0: now), or -1 when no clock runs."""
+        if not self.started or clock.state != gameclock.RUNNING:
+            return -1
+        due = self.last_t + MARK_MS * (self.marks + 1)
+        d = due - self.t(now)
+        return d if d > 0 else 0
+
+    def mark(self):
+        if self.journal.mark():
+            self.marks += 1
+        else:
+            self.marks += 1  # no room: the next one is tried a mark later, not in a spin

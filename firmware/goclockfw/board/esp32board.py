@@ -1,0 +1,42 @@
+"""The ESP32 board (ESP32-DevKitC): BOOT (GPIO0) as the arbiter key, a divider on an ADC1 pin.
+
+Everything else comes from board/mcu.py and the pin map in /board.json
+(boards/esp32-devkitc.json). GPIO0 has an external pull-up on the DevKitC
+and an interrupt like the player buttons. The battery is read through a
+resistor divider into an ADC1 pin (ADC2 is taken by the radio), with the
+11 dB attenuation and the factory calibration (`read_uv`).
+"""
+
+import esp32
+import machine
+
+from goclockfw.board.mcu import McuBoard, load_board_file
+
+
+class Esp32Board(McuBoard):
+    family = "esp32"
+
+    def _flash(self):
+        # The partition MicroPython mounts as / (littlefs), as its _boot.py finds it.
+        return esp32.Partition.find(esp32.Partition.TYPE_DATA, label="vfs")[0]
+
+    def _setup_battery(self, spec):
+        if not isinstance(spec, dict):
+            return
+        try:
+            self._adc = machine.ADC(machine.Pin(spec.get("pin", 34)), atten=machine.ADC.ATTN_11DB)
+            self._divider = spec.get("divider", 2)
+        except (ValueError, TypeError, OSError, AttributeError) as e:
+            self._note("battery ADC: %s" % e)
+
+    def battery_mv(self):
+        if self._adc is None:
+            return None
+        return self._adc.read_uv() * self._divider // 1000
+
+
+def make_board(path="board.json"):
+    spec = load_board_file(path)
+    if not spec:
+        spec = {"board": "esp32-devkitc", "arbiter": 0}
+    return Esp32Board(spec)

@@ -1,0 +1,317 @@
+"""What the RP2040 and ESP32 boards share: pins from the board file, serial over USB stdio.
+
+A board object is everything the application (app/app.py) may ask of hardware;
+board/rp2board.py and board/esp32board.py add what differs (the arbiter key, the battery
+ADC, the I2S unit). The pin map is data: /board.json, copied from boards/ by
+`make flash`. Anything missing or failing to start (no amplifier, no display,
+no ADC) is left out with a notice, never a crash: the clock runs without it.
+
+The player buttons are wired to GND with the internal pull-ups on, so a
+pressed button reads 0; their edges (both ways) are timestamped in a hard
+interrupt that only stores the tick into the EdgeRing (app/buttons.py).
+"""
+
+import json
+import select
+import sys
+import time
+
+import machine
+import micropython
+
+from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, EdgeRing
+from goclockfw.storage.fs import FS
+
+SERIAL_CHUNK = 256  # bytes taken from the USB line per loop iteration, at most
+SEND_PIECE = 64  # bytes handed to the line per write: one USB packet
+
+
+def load_board_file(path="board.json"):
+    """The pin map; an unreadable file gives {} (a clock without extras)."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+class McuBoard:
+    family = "mcu"
+    has_console = False  # no launcher to print to
+    virtual = False
+    quit = False  # a board never asks the application to stop
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.name = spec.get("board", self.family)
+        self.notices = []  # what could not be started, for the app to log
+        self.fs = FS("")
+        self.flash = self._flash()  # the file system's block device: the log chunks use it raw
+        self.sounds = spec.get("sounds", "/sounds")
+        self.ring = EdgeRing()
+        self.display = None
+        self._pins: list = [None, None, None]
+        self._armed = bytearray(3)  # a soft-interrupt pin is watched (see _setup_button)
+        self._soft = bytearray(3)  # the pin's interrupt is a soft one
+        self._handlers: list = [None, None, None]  # each pin's interrupt handler, kept
+        self._led = None
+        self._adc = None
+        self._player = None
+        self._i2s = None
+        self._one = bytearray(1)
+        self._chunk = bytearray(SERIAL_CHUNK)
+        self._chunk_view = memoryview(self._chunk)
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
+        self._poll = select.poll()
+        self._poll.register(sys.stdin, select.POLLIN)
+        self._poll_out = select.poll()
+        self._poll_out.register(sys.stdout, select.POLLOUT)
+        buttons = spec.get("buttons", {})
+        if not isinstance(buttons, dict):
+            self._note("buttons: %r is not an object of pins" % (buttons,))
+            buttons = {}
+        self._setup_button(LEFT, buttons.get("left"))
+        self._setup_button(RIGHT, buttons.get("right"))
+        self._setup_arbiter(spec.get("arbiter"))
+        self._setup_led(spec.get("led"))
+        self._setup_battery(spec.get("battery"))
+        self._setup_display(spec.get("display"))
+
+    # ----- time ------------------------------------------------------------
+
+    def ticks(self):
+        # RP2040 and ESP32 wrap ticks_ms at 2**30 already: core/ticks.py's period.
+        return time.ticks_ms()
+
+    def wait(self, ms):
+        """Idle up to `ms`; interrupts and I2S callbacks still run meanwhile."""
+        if ms > 0:
+            time.sleep_ms(ms)
+
+    # ----- buttons ---------------------------------------------------------
+
+    def _note(self, text):
+        self.notices.append(text)
+
+    def _setup_button(self, ch, pin_id):
+        if pin_id is None:
+            return
+        try:
+            pin = machine.Pin(pin_id, machine.Pin.IN, machine.Pin.PULL_UP)
+        except (ValueError, TypeError, OSError) as e:
+            self._note("button %d on pin %r: %s" % (ch, pin_id, e))
+            return
+        self._pins[ch] = pin
+        if ch != ARBITER and self._edge_timer(ch, pin):
+            return  # timed by a state machine: no interrupt needed
+        ring = self.ring
+        ticks_ms = time.ticks_ms
+        armed = self._armed
+
+        # One closure per pin, made once: the handler allocates nothing.
+        def on_edge(p):
+            ring.put(ch, ticks_ms(), 1 - p.value())
+
+        # A soft interrupt (the ESP32 has no hard ones) is served from MicroPython's
+        # scheduler, whose queue holds 8: a bouncing button must not fill it (the I2S
+        # callback would be dropped). So after its first edge the pin is not watched
+        # until the loop has read the ring (`poll_inputs` arms it again); the loop's
+        # level check sees what the bounce settled to.
+        def on_edge_once(p):
+            ring.put(ch, ticks_ms(), 1 - p.value())
+            p.irq(handler=None)
+            armed[ch] = 0
+
+        trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+        try:
+            pin.irq(handler=on_edge, trigger=trigger, hard=True)
+            self._handlers[ch] = on_edge
+        except (TypeError, ValueError):
+            pin.irq(handler=on_edge_once, trigger=trigger)  # a port without hard IRQs
+            self._handlers[ch] = on_edge_once
+            self._soft[ch] = 1
+        armed[ch] = 1
+
+    def _setup_arbiter(self, spec):
+        # The BOOT button of ESP32 boards is a plain GPIO; the Pico overrides this.
+        if isinstance(spec, int):
+            self._setup_button(ARBITER, spec)
+
+    def _edge_timer(self, ch, pin):
+        """Give channel `ch` a hardware edge timer (RP2040: PIO); False where there is none."""
+        return False
+
+    def wake_ms(self, running):
+        """The longest sleep the loop may take: a press is charged at its edge whatever
+        the loop does, but what follows it (the other clock shown, the mover's calls cut)
+        waits for the loop to wake, and the loop is not woken by a button."""
+        return 20 if running else 100
+
+    def level(self, ch):
+        """1 while the button of channel `ch` is pressed."""
+        pin = self._pins[ch]
+        if pin is None:
+            return 0
+        return 1 - pin.value()
+
+    def poll_inputs(self, now):
+        """Soft-interrupt pins disarmed by an edge are armed again (the ring was read)."""
+        for ch in range(3):
+            if self._soft[ch] and not self._armed[ch]:
+                self._armed[ch] = 1
+                trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+                self._pins[ch].irq(handler=self._handlers[ch], trigger=trigger)
+
+    def next_input_ms(self, now):
+        """Ms until an input needs sampling again, or None (interrupts do it all)."""
+        return None
+
+    # ----- serial (USB stdio) ---------------------------------------------
+
+    def read_serial(self):
+        """Bytes waiting on the USB line (a memoryview), or None."""
+        n = 0
+        one = self._one
+        while n < SERIAL_CHUNK:
+            ready = False
+            for _ in self._poll.ipoll(0):
+                ready = True
+            if not ready:
+                break
+            if not self._in.readinto(one):
+                break
+            self._chunk[n] = one[0]
+            n += 1
+        if n == 0:
+            return None
+        return self._chunk_view[:n]
+
+    def serial_send(self, data):
+        """Write what the line takes now, without waiting; the count written.
+
+        A host that stopped reading must not stall the loop: USB CDC on the Pico waits
+        up to 500 ms for room, so only when the line says it has room, and only a
+        SEND_PIECE at a time (a full USB packet fits), is anything written; the
+        session keeps the rest (app/outbuf.py)."""
+        ready = False
+        for _ in self._poll_out.ipoll(0):
+            ready = True
+        if not ready:
+            return 0
+        n = len(data)
+        if n > SEND_PIECE:
+            n = SEND_PIECE
+        # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
+        try:
+            written = self._out.write(data[:n])
+        except OSError:
+            return n  # no host listening: the bytes go nowhere, the clock goes on
+        return n if written is None else written
+
+    def _flash(self):
+        """The block device of the flash file system (hal_rp2, hal_esp32 say which)."""
+        return None
+
+    def kbd_intr(self, enable):
+        micropython.kbd_intr(3 if enable else -1)
+
+    # ----- LED, battery, RAM -----------------------------------------------
+
+    def _setup_led(self, pin_id):
+        if pin_id is None:
+            return
+        try:
+            self._led = machine.Pin(pin_id, machine.Pin.OUT)
+            self._led.value(0)
+        except (ValueError, TypeError, OSError) as e:
+            self._note("led %r: %s" % (pin_id, e))
+
+    def set_led(self, on):
+        if self._led is not None:
+            self._led.value(1 if on else 0)
+
+    def _setup_battery(self, spec):
+        """Board specific: hal_rp2/hal_esp32 make the ADC."""
+
+    def battery_mv(self):
+        return None
+
+    def ram_free(self):
+        import gc
+
+        gc.collect()  # what is really free, not what awaits collection
+        return gc.mem_free()
+
+    # ----- display and sound -----------------------------------------------
+
+    def _setup_display(self, spec):
+        if not isinstance(spec, dict):
+            return
+        try:
+            i2c = machine.I2C(
+                spec.get("i2c_id", 0),
+                sda=machine.Pin(spec["sda"]),
+                scl=machine.Pin(spec["scl"]),
+                freq=spec.get("freq", 400000),
+            )
+            addr = spec.get("addr", 0x3C)
+            if addr not in i2c.scan():
+                return  # no display wired: nothing to say (and no driver needed)
+        except (KeyError, ValueError, TypeError, OSError) as e:
+            self._note("display: %s" % e)
+            return
+        try:
+            import ssd1306  # type: ignore[import-not-found]  # micropython-lib: mip install ssd1306
+
+            self.display = ssd1306.SSD1306_I2C(128, 64, i2c, addr=addr)
+        except ImportError:
+            self._note("display: a display answers on I2C but the ssd1306 driver is not installed")
+        except (ValueError, TypeError, OSError) as e:
+            self._note("display: %s" % e)
+
+    def make_player(self, rate, volume):
+        """The speaker (I2S amplifier) or the buzzer (PWM) of the board file, or None."""
+        self.close_player()
+        audio = self.spec.get("audio", "none")
+        try:
+            if audio == "i2s":
+                self._player = self._make_i2s(self.spec.get("i2s", {}), rate, volume)
+            elif audio == "pwm":
+                from goclockfw.audio.player_pwm import PwmPlayer
+
+                pwm = machine.PWM(machine.Pin(self.spec["buzzer"]))
+                self._player = PwmPlayer(pwm, self.ticks, volume)
+        except (KeyError, ValueError, TypeError, OSError, AttributeError) as e:
+            # AttributeError: an "i2s" entry that is not an object of pins
+            self._note("audio %s: %s" % (audio, e))
+            self._player = None
+        return self._player
+
+    def _make_i2s(self, spec, rate, volume):
+        from goclockfw.audio.player_i2s import I2SPlayer
+
+        self._i2s = machine.I2S(
+            spec.get("id", 0),
+            sck=machine.Pin(spec["sck"]),
+            ws=machine.Pin(spec["ws"]),
+            sd=machine.Pin(spec["sd"]),
+            mode=machine.I2S.TX,
+            bits=16,
+            format=machine.I2S.MONO,
+            rate=rate,
+            ibuf=spec.get("ibuf", 4096),
+        )
+        return I2SPlayer(self._i2s, rate, volume=volume)
+
+    def close_player(self):
+        if self._player is not None:
+            self._player.stop()
+            self._player = None
+        if self._i2s is not None:
+            self._i2s.deinit()
+            self._i2s = None
+
+    def console(self, obj):
+        """Desktop-only output (the sim's screen); a real board has none."""

@@ -1,0 +1,130 @@
+"""The RP2040 board (Raspberry Pi Pico): PIO edge timers, BOOTSEL as the arbiter key, VSYS.
+
+Everything else comes from board/mcu.py and the pin map in /board.json
+(boards/pico.json). The player buttons are timed by PIO state machines
+(board/edgetimer.py), which go on counting while a flash write stops the CPU:
+the loop drains their words in `poll_inputs`. Where no state machine can be had
+the pins fall back to interrupts. BOOTSEL is not a GPIO: `rp2.bootsel_button()`
+reads it by briefly switching the flash off the bus, so it has no interrupt and
+is sampled by the loop, every SAMPLE_MS while a clock runs (a pause stops the
+clocks at the first sample that sees the key down) and less often otherwise.
+"""
+
+import time
+
+import machine
+import rp2
+
+from goclockfw.app.buttons import ARBITER
+from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
+from goclockfw.board.mcu import McuBoard, load_board_file
+from goclockfw.core.ticks import ticks_add, ticks_diff
+
+SAMPLE_MS = 20  # BOOTSEL read this often while a clock runs; each read stalls the flash ~us
+IDLE_SAMPLE_MS = 50  # and this often otherwise (a hold gesture is held longer than this)
+# State machines of PIO1 for the player buttons (MicroPython's I2S 0 takes PIO0).
+EDGE_SMS = (4, 5)
+
+
+class Rp2Board(McuBoard):
+    family = "rp2"
+
+    def __init__(self, spec):
+        self._bootsel = False
+        self._bootsel_level = 0
+        self._last_sample = 0
+        self._sample_ms = SAMPLE_MS
+        self._sms = []  # (channel, StateMachine, EdgeClock)
+        self._edge_prog = None
+        McuBoard.__init__(self, spec)
+
+    def _edge_timer(self, ch, pin):
+        if self.spec.get("edge_timer", True) is False or len(self._sms) >= len(EDGE_SMS):
+            return False
+        try:
+            if self._edge_prog is None:
+                self._edge_prog = rp2.asm_pio(
+                    in_shiftdir=rp2.PIO.SHIFT_LEFT, fifo_join=rp2.PIO.JOIN_RX
+                )(edge_timer)
+            sm = rp2.StateMachine(
+                EDGE_SMS[len(self._sms)], self._edge_prog, freq=FREQ, in_base=pin, jmp_pin=pin
+            )
+            clock = EdgeClock(ticks_add, ticks_diff)
+            clock.start(time.ticks_us())
+            sm.active(1)
+        except (ValueError, OSError, TypeError) as e:
+            self._note("edge timer for button %d: %s (interrupts instead)" % (ch, e))
+            return False
+        self._sms.append((ch, sm, clock))
+        return True
+
+    def _flash(self):
+        return rp2.Flash()  # the region MicroPython mounts as / (littlefs)
+
+    def _setup_arbiter(self, spec):
+        if spec == "bootsel":
+            self._bootsel = True
+        else:
+            McuBoard._setup_arbiter(self, spec)
+
+    def poll_inputs(self, now):
+        McuBoard.poll_inputs(self, now)
+        for ch, sm, clock in self._sms:
+            now_us = time.ticks_us()
+            clock.forward(now_us)  # every pass: the reference stays within the us wrap
+            while sm.rx_fifo():
+                tick, down = clock.edge(sm.get(), time.ticks_ms(), now_us)
+                self.ring.put(ch, tick, down)
+        if self._bootsel and ticks_diff(now, self._last_sample) >= self._sample_ms:
+            self._last_sample = now
+            self._bootsel_level = 1 if rp2.bootsel_button() else 0
+
+    def next_input_ms(self, now):
+        if not self._bootsel:
+            return None
+        d = self._sample_ms - ticks_diff(now, self._last_sample)
+        return d if d > 0 else 0
+
+    def wake_ms(self, running):
+        self._sample_ms = SAMPLE_MS if running else IDLE_SAMPLE_MS
+        return McuBoard.wake_ms(self, running)
+
+    def level(self, ch):
+        if ch == ARBITER and self._bootsel:
+            return self._bootsel_level
+        return McuBoard.level(self, ch)
+
+    def _setup_battery(self, spec):
+        # The Pico reads VSYS through a 1:3 divider on GPIO29 (ADC3). On a Pico W that pin
+        # is also the radio's SPI clock: GP25 (the radio's chip select) must be high while
+        # reading (`enable_pin`). `offset_mv` adds what a Schottky diode between the
+        # battery and VSYS drops (boards/README.md, "Battery").
+        if not isinstance(spec, dict):
+            return
+        try:
+            self._adc_pin = spec.get("pin", 29)
+            self._adc = machine.ADC(self._adc_pin)
+            self._divider = spec.get("divider", 3)
+            self._vref_mv = spec.get("vref_mv", 3300)
+            self._offset_mv = spec.get("offset_mv", 0)
+            enable = spec.get("enable_pin")
+            self._enable = None if enable is None else machine.Pin(enable)
+        except (ValueError, TypeError, OSError) as e:
+            self._note("battery ADC: %s" % e)
+
+    def battery_mv(self):
+        if self._adc is None:
+            return None
+        if self._enable is not None:
+            # Pico W: the radio's chip select high, so GPIO29 carries VSYS/3, not its clock
+            # (the clock uses no radio; the LED, on the radio chip, is only set between reads).
+            self._enable.init(machine.Pin.OUT, value=1)
+        raw = self._adc.read_u16()
+        return raw * self._vref_mv * self._divider // 65535 + self._offset_mv
+
+
+def make_board(path="board.json"):
+    spec = load_board_file(path)
+    if not spec:
+        spec = {"board": "pico", "arbiter": "bootsel", "led": "LED"}
+    return Rp2Board(spec)

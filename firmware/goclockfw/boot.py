@@ -1,0 +1,48 @@
+"""Start the clock on the board this runs on: RP2040, ESP32, or the desktop (unix port).
+
+A board's /main.py is two lines that call `run()` (MAIN_PY, written by `goclock deploy`);
+the desktop runs `micropython firmware/main.py`, the same two lines. The board's hardware
+layer is picked by `sys.platform`; its pin map is /board.json on a real board. If the
+application fails to start (a bug, a broken flash), it is started again: a clock that can
+come up must come up. A KeyboardInterrupt (Ctrl-C while no game runs, as mpremote sends)
+ends it and leaves the REPL to the host.
+"""
+
+import sys
+import time
+
+# What a board's /main.py holds: MicroPython runs it at power-up.
+MAIN_PY = (
+    '"""Power-up: MicroPython runs /main.py. The clock starts in goclockfw/boot.py."""\n\n'
+    "from goclockfw.boot import run\n\nrun()\n"
+)
+
+
+def make_board():
+    if sys.platform == "rp2":
+        from goclockfw.board import rp2board as hal
+    elif sys.platform == "esp32":
+        from goclockfw.board import esp32board as hal
+    else:
+        from goclockfw.desktop import board as hal
+    return hal.make_board()
+
+
+def run():
+    board = make_board()
+    failures = 0
+    while not board.quit:
+        try:
+            from goclockfw.app.loop import Loop
+
+            Loop(board).run()
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # start again: the checkpoint brings the game back
+            failures += 1
+            sys.print_exception(e)
+            if board.family == "desktop" and failures >= 3:
+                sys.exit(1)
+            time.sleep_ms(500)
+    if hasattr(board, "close"):
+        board.close()

@@ -1,0 +1,149 @@
+"""What the announcer says, and when: the call profiles.
+
+A profile answers three questions for the clock core:
+
+- `period_calls(period_ms, left)`: the calls of one byo-yomi period, as two
+  parallel tuples (offsets in ms from the period's start, phrases), in the
+  order they are spoken. `left` counts the period in use. Calls whose offset
+  equals the period length are said as the period ends.
+- `countdown`: the calls before a loss on time, wherever running out means
+  losing (sudden death, Fischer, delay, a Canadian block, byo-yomi with no
+  periods): (ms before the loss, phrase) pairs, in spoken order.
+- `byoyomi_start` / `timeout`: the phrase said when byo-yomi (or the first
+  Canadian block) begins during a move, and after the final count.
+- `penalty(points)`: what is said as an Ing overtime period begins, naming the
+  side's penalty points so far (2, 4, 6 under the Ing rules' 2 points a
+  period); the last period then runs down like any loss on time (`countdown`).
+
+The phrases are exact strings: they name the clips of the voice packs.
+Tables are built when a period starts (an event), never on the tick path.
+"""
+
+from goclockfw.core.timecontrol import ConfigError
+
+_SEC = 1000
+# Where running out loses, the last ten seconds counted up: "1" with 9 s left ... "10" at 0.
+# The cn and jp profiles both count this way.
+COUNT_TO_TEN = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
+
+
+class NoCalls:
+    """Silence: the clock still keeps time and flags, it just says nothing."""
+
+    name = "none"
+    countdown = ()
+    byoyomi_start = None
+    timeout = None
+
+    def period_calls(self, period_ms, left):
+        return (), ()
+
+    def penalty(self, points):
+        return None
+
+
+class ChineseCalls:
+    """The calls of the Chinese rules (2002, art. 12.3 and 22), "cn".
+
+    60 s periods: 30, 40, 50, 55, 58 s, then "1分" and "还剩X分"; in the
+    last minute 30, 40, 50 s and then one count a second, "1" at 51 s up to
+    "10" at 60 s. Faster periods follow the same principle: tens of seconds,
+    then P-5 and P-2 s and "还剩X次"; in the last period the tens up to P-10
+    and the final ten seconds counted 1 to 10.
+    """
+
+    name = "cn"
+    byoyomi_start = "开始读秒"
+    timeout = "超时判负"
+    countdown = COUNT_TO_TEN
+
+    def period_calls(self, period_ms, left):
+        seconds = period_ms // _SEC
+        offsets = []
+        phrases = []
+
+        def say(second, phrase):
+            offsets.append(second * _SEC)
+            phrases.append(phrase)
+
+        if seconds == 60:
+            for s in (30, 40, 50):
+                say(s, "%d秒" % s)
+            if left > 1:
+                say(55, "55秒")
+                say(58, "58秒")
+                say(60, "1分")
+                say(60, "还剩%d分" % (left - 1))
+            else:
+                self._final_ten(say, 60)
+            return tuple(offsets), tuple(phrases)
+        if left > 1:
+            s = 10
+            while s < seconds - 5:
+                say(s, "%d秒" % s)
+                s += 10
+            say(seconds - 5, "%d秒" % (seconds - 5))
+            say(seconds - 2, "%d秒" % (seconds - 2))
+            say(seconds, "还剩%d次" % (left - 1))
+        else:
+            s = 10
+            while s <= seconds - 10:
+                say(s, "%d秒" % s)
+                s += 10
+            self._final_ten(say, seconds)
+        return tuple(offsets), tuple(phrases)
+
+    def penalty(self, points):
+        """ "共罚4点": 4 penalty points in all (Ing overtime)."""
+        return "共罚%d点" % points
+
+    @staticmethod
+    def _final_ten(say, seconds):
+        for i in range(1, 11):
+            say(seconds - 10 + i, str(i))
+
+
+_BUILT_IN = {"cn": ChineseCalls, "none": NoCalls}
+# Profiles that live in modules of their own, loaded only when asked for.
+_MODULES = {"jp": "goclockfw.core.calls_jp", "en": "goclockfw.core.calls_en"}
+
+
+def profile(name):
+    """The call profile called `name`; ConfigError when it is not installed."""
+    if name in _BUILT_IN:
+        return _BUILT_IN[name]()
+    module_name = _MODULES.get(name)
+    if module_name is None:
+        raise ConfigError("calls: unknown call profile %r" % (name,))
+    try:
+        # With a fromlist, __import__ gives the submodule itself (CPython and MicroPython).
+        module = __import__(module_name, None, None, ("Profile",))
+    except ImportError:
+        raise ConfigError("calls: profile %r is not installed on this clock" % (name,)) from None
+    return module.Profile()
+
+
+# The penalty totals the packs cover: the Ing rules' 2 points for each of 3 periods.
+# Any other total is still said, as a beep (the announcer's fallback for a missing clip).
+PENALTY_POINTS = (2, 4, 6)
+
+
+def phrases(profile_obj, period_seconds_range=(10, 60), max_periods=10):
+    """Every phrase a profile can say for the given periods (for voice-pack checks)."""
+    seen = []
+
+    def add(p):
+        if p is not None and p not in seen:
+            seen.append(p)
+
+    for seconds in range(period_seconds_range[0], period_seconds_range[1] + 1):
+        for left in range(1, max_periods + 1):
+            for p in profile_obj.period_calls(seconds * _SEC, left)[1]:
+                add(p)
+    for _, p in profile_obj.countdown:
+        add(p)
+    add(profile_obj.byoyomi_start)
+    add(profile_obj.timeout)
+    for points in PENALTY_POINTS:
+        add(profile_obj.penalty(points))
+    return seen

@@ -1,0 +1,357 @@
+"""The desktop board: the firmware under the MicroPython unix port, on a PC.
+
+Set up by environment variables (tools/sim.py and the tests set them):
+
+  GOCLOCK_FLASH       directory holding the flash image, flash.img (default ./sim-flash)
+  GOCLOCK_BOARD_FILE  a board file (boards/*.json) whose "flash" geometry the image has
+                      (default: the Pico's, 352 blocks of 4 KB, littlefs programs 256 B)
+  GOCLOCK_FLASH_KB    a smaller flash than the board's: a nearly full flash in tests
+  GOCLOCK_SERIAL_FD   file descriptor of the serial line: the master side of
+                      a pty, opened non-blocking by the launcher (none: no line)
+  GOCLOCK_KEYS_FD     where the keys come from (default 0, stdin)
+  GOCLOCK_SOUNDS      directory of the voice packs (default <repo>/sounds)
+  GOCLOCK_VIRTUAL     "1": virtual time, moved only by "!wait N" on the keys
+  GOCLOCK_T0          first tick (e.g. just before the 2**30 wrap)
+  GOCLOCK_BATTERY     file holding the battery voltage in mV (read each check)
+  GOCLOCK_VIEW        "0": no view lines (the sim's screen) on stdout
+  GOCLOCK_HELD        buttons held down at power-up, e.g. "left,right"
+
+Keys (one byte each; a line typed in a terminal works too): "a" taps the left
+button, "l" the right one, space the arbiter key, "h" holds the arbiter key
+down until the next "h", "q" quits. A tap is TAP_MS long. Lines starting with
+"!" are commands for scripts: "!down left|right|arbiter", "!up ...",
+"!wait N" (virtual time: run the clock N ms, then print {"waited": tick}),
+"!quit". The keys stream ending also quits.
+
+The speaker, the display and the LED are JSON lines on stdout for the
+launcher: {"play": clip path}, {"beep": steps}, {"view": {...}}, {"led": 0|1}.
+tools/sim.py plays the clips with the PC's audio player and draws the view.
+
+The flash is a NOR flash image (flash.py) with the board's geometry, mounted with the
+unix port's own littlefs (os.VfsLfs2) at /flash: the storage code runs exactly as on a
+board, down to the raw programs of the log chunks.
+"""
+
+import json
+import os
+import select
+import sys
+import time
+
+from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT, EdgeRing
+from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
+from goclockfw.desktop.flash import NorFlash
+from goclockfw.desktop.parts import DesktopPlayer
+from goclockfw.storage.fs import FS
+
+TAP_MS = 80  # how long a key holds its button down
+KEYS = {ord("a"): LEFT, ord("l"): RIGHT, ord(" "): ARBITER}
+MOUNT = "/flash"
+# The Pico's flash file system (MicroPython rp2: 1408 KB of 4 KB blocks, programs of 256 B).
+DEFAULT_FLASH = {"block_size": 4096, "blocks": 352, "progsize": 256, "readsize": 32}
+
+
+def _env_int(name, default):
+    v = os.getenv(name)
+    try:
+        return int(v) if v else default
+    except ValueError:
+        return default
+
+
+def _repo_sounds():
+    # <repo>/firmware/goclockfw/desktop/board.py -> <repo>/sounds
+    here = __file__ if "/" in __file__ else "./" + __file__
+    firmware = here.rsplit("/", 3)[0]
+    return firmware + "/../sounds"
+
+
+class DesktopBoard:
+    family = "desktop"
+    has_console = True
+
+    def __init__(self):
+        self.name = "desktop"
+        self.notices = []
+        self.flash, self.fs = _mount_flash()
+        self.sounds = os.getenv("GOCLOCK_SOUNDS") or _repo_sounds()
+        self.ring = EdgeRing()
+        self.display = None
+        self.quit = False
+        self.virtual = os.getenv("GOCLOCK_VIRTUAL") == "1"
+        self.view_on = os.getenv("GOCLOCK_VIEW") != "0"
+        self._battery = os.getenv("GOCLOCK_BATTERY")
+        self._now = _env_int("GOCLOCK_T0", 0) & TICKS_MAX
+        self._t0_real = time.ticks_ms()
+        self._target = None  # virtual time: the tick "!wait" runs to
+        self._down = bytearray(3)  # held by "!down" / "h"
+        for name in (os.getenv("GOCLOCK_HELD") or "").split(","):  # held at power-up
+            if name in CHANNEL_NAMES:
+                self._down[CHANNEL_NAMES.index(name)] = 1
+        self._tap_end = [None, None, None]  # tick a key tap lets go
+        self._line = bytearray()  # a "!" command being read
+        self._in_cmd = False
+        self._one = bytearray(1)
+        self._poll = select.poll()
+        self._keys = open(_env_int("GOCLOCK_KEYS_FD", 0), "rb")
+        self._poll.register(self._keys, select.POLLIN)
+        self._serial = None
+        fd = _env_int("GOCLOCK_SERIAL_FD", -1)
+        if fd >= 0:
+            self._serial = open(fd, "r+b")
+            self._poll.register(self._serial, select.POLLIN)
+        self._chunk = bytearray(256)
+        self._led = -1
+
+    # ----- time ------------------------------------------------------------
+
+    def ticks(self):
+        if self.virtual:
+            return self._now
+        # The unix port's ticks wrap at 2**62; core/ticks.py wants 2**30 like the boards.
+        return ticks_add(self._now, time.ticks_diff(time.ticks_ms(), self._t0_real) & TICKS_MAX)
+
+    def wait(self, ms):
+        """Idle up to `ms`: sleeps on the keys and the serial line (virtual: jumps)."""
+        if self.quit:
+            return
+        if self.virtual:
+            if self._target is not None:
+                left = ticks_diff(self._target, self._now)
+                step = ms if ms < left else left
+                self._now = ticks_add(self._now, step if step > 0 else 0)
+                if self._now == self._target:
+                    self._target = None
+                    self.console({"waited": self._now})
+                return
+            ms = 1000  # virtual time stands still until input comes
+        if ms > 0:
+            for _ in self._poll.ipoll(ms):
+                break
+
+    # ----- keys and buttons -------------------------------------------------
+
+    def level(self, ch):
+        return 1 if self._down[ch] or self._tap_end[ch] is not None else 0
+
+    def _press(self, ch, now):
+        was = self.level(ch)
+        self._tap_end[ch] = ticks_add(now, TAP_MS)
+        if not was:
+            self.ring.put(ch, now, 1)
+
+    def _set(self, ch, down, now):
+        was = self.level(ch)
+        self._down[ch] = 1 if down else 0
+        if self.level(ch) != was:
+            self.ring.put(ch, now, self.level(ch))
+
+    def poll_inputs(self, now):
+        for ch in range(3):
+            end = self._tap_end[ch]
+            if end is not None and ticks_diff(now, end) >= 0:
+                self._tap_end[ch] = None
+                if not self._down[ch]:
+                    self.ring.put(ch, end, 0)
+        # Keys are read one byte at a time, and not at all while "!wait" runs:
+        # what follows a wait in a script happens after it.
+        while self._target is None and self._keys is not None and self._ready(self._keys):
+            try:
+                n = self._keys.readinto(self._one)
+            except OSError:
+                n = 0
+            if not n:
+                self.quit = True  # the launcher is gone
+                self._poll.unregister(self._keys)
+                self._keys = None
+                return
+            self._key(self._one[0], now)
+
+    def wake_ms(self, running):
+        """None: the desktop's wait returns at once when a key or a serial byte comes."""
+        return None
+
+    def next_input_ms(self, now):
+        """Ms until a key tap lets its button go, or None."""
+        best = None
+        for ch in range(3):
+            end = self._tap_end[ch]
+            if end is not None:
+                d = ticks_diff(end, now)
+                if d < 0:
+                    d = 0
+                if best is None or d < best:
+                    best = d
+        return best
+
+    def _ready(self, stream):
+        for obj, _ev in self._poll.ipoll(0):
+            if obj is stream:
+                return True
+        return False
+
+    def _key(self, b, now):
+        if self._in_cmd:
+            if b == 10:
+                self._in_cmd = False
+                self._command(bytes(self._line).decode(), now)
+                self._line = bytearray()
+            elif len(self._line) < 200:
+                self._line.append(b)
+            return
+        if b == 33:  # "!"
+            self._in_cmd = True
+            return
+        ch = KEYS.get(b)
+        if ch is not None:
+            self._press(ch, now)
+        elif b == ord("h"):
+            self._set(ARBITER, not self._down[ARBITER], now)
+        elif b == ord("q"):
+            self.quit = True
+
+    def _command(self, text, now):
+        words = text.split()
+        if not words:
+            return
+        cmd = words[0]
+        arg = words[1] if len(words) > 1 else ""
+        if cmd in ("down", "up") and arg in CHANNEL_NAMES:
+            self._set(CHANNEL_NAMES.index(arg), cmd == "down", now)
+        elif cmd == "wait" and self.virtual:
+            try:
+                ms = int(arg)
+            except ValueError:
+                ms = -1
+            if ms >= 0:
+                self._target = ticks_add(self._now, ms)
+                if ms == 0:
+                    self._target = None
+                    self.console({"waited": self._now})
+        elif cmd == "quit":
+            self.quit = True
+
+    # ----- serial -------------------------------------------------------------
+
+    def read_serial(self):
+        if self._serial is None:
+            return None
+        n = 0
+        while n < len(self._chunk) and self._ready(self._serial):
+            try:
+                k = self._serial.readinto(self._one)
+            except OSError:
+                k = None
+            if k is None:
+                break
+            if k == 0:  # the line is gone (EIO): stop listening, the clock goes on
+                self._poll.unregister(self._serial)
+                self._serial = None
+                break
+            self._chunk[n] = self._one[0]
+            n += 1
+        return memoryview(self._chunk)[:n] if n else None
+
+    def serial_send(self, data):
+        """Write what the line takes now, without waiting; the count written."""
+        if self._serial is None:
+            return len(data)  # no line: the bytes go nowhere, as on a board without a host
+        try:
+            n = self._serial.write(data)
+        except OSError:
+            n = 0
+        return n or 0
+
+    def kbd_intr(self, enable):
+        # Only reported, not done: on the unix port kbd_intr(-1) restores the
+        # default SIGINT action, so a Ctrl-C in the terminal would then KILL
+        # the process. The desktop's serial line is a raw pty, where Ctrl-C is
+        # a plain byte the protocol refuses; a board calls micropython.kbd_intr.
+        self.kbd = 3 if enable else -1
+        self.console({"kbd_intr": self.kbd})
+
+    # ----- the rest of the board ----------------------------------------------
+
+    def console(self, obj):
+        if not self.view_on and "view" in obj:
+            return
+        try:
+            sys.stdout.write(json.dumps(obj))
+            sys.stdout.write("\n")
+        except OSError:
+            pass  # nobody reads stdout: a clock does not care
+
+    def set_led(self, on):
+        on = 1 if on else 0
+        if on != self._led:
+            self._led = on
+            if self.view_on:
+                self.console({"led": on})
+
+    def battery_mv(self):
+        if not self._battery:
+            return None
+        try:
+            with open(self._battery) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def ram_free(self):
+        import gc
+
+        gc.collect()
+        return gc.mem_free()
+
+    def make_player(self, rate, volume):
+        return DesktopPlayer(self, volume)
+
+    def close_player(self):
+        pass
+
+    def close(self):
+        self.flash.close()
+
+
+def _board_flash():
+    path = os.getenv("GOCLOCK_BOARD_FILE")
+    geometry = dict(DEFAULT_FLASH)
+    if path:
+        try:
+            with open(path) as f:
+                geometry.update(json.load(f).get("flash", {}))
+        except (OSError, ValueError, AttributeError):
+            pass
+    kb = _env_int("GOCLOCK_FLASH_KB", 0)
+    if kb > 0:
+        geometry["blocks"] = kb * 1024 // geometry["block_size"]
+    return geometry
+
+
+def _mount_flash():
+    """(flash, FS): the image in GOCLOCK_FLASH, formatted on first use, mounted at /flash."""
+    import vfs  # MicroPython's file systems (1.23 and newer): its own littlefs
+
+    folder = os.getenv("GOCLOCK_FLASH") or "sim-flash"
+    try:
+        os.mkdir(folder)
+    except OSError:
+        pass
+    g = _board_flash()
+    flash = NorFlash(g["block_size"], g["blocks"], folder + "/flash.img")
+    opts = {"progsize": g["progsize"], "readsize": g["readsize"]}
+    try:
+        fs = vfs.VfsLfs2(flash, **opts)  # type: ignore  # the stubs take it for a block device
+    except OSError:
+        vfs.VfsLfs2.mkfs(flash, **opts)  # type: ignore
+        fs = vfs.VfsLfs2(flash, **opts)  # type: ignore  # the stubs take it for a block device
+    try:
+        vfs.umount(MOUNT)
+    except OSError:
+        pass
+    vfs.mount(fs, MOUNT)
+    return flash, FS(MOUNT)
+
+
+def make_board(path=None):
+    return DesktopBoard()

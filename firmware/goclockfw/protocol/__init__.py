@@ -1,0 +1,1 @@
+"""The serial protocol: request lines in, replies and event lines out (docs/protocol.md)."""

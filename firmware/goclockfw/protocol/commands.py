@@ -1,0 +1,324 @@
+"""JSON-lines serial protocol: one request line in, one reply line out.
+
+The contract for the host tool is docs/protocol.md. This module only reads
+(lineread.py, then strictjson.py: strict JSON in strict UTF-8), checks (reqargs.py
+for the arguments, shapes.py for the JSON type of every field of a config or a
+preset) and dispatches requests; the clock state lives in the application,
+which it reaches through the narrow interface below. A refused request leaves
+that state untouched and no exception ever escapes `handle_line`.
+
+The app interface (implemented by app/session.py; the tests drive that real session)
+------------------------------------------------------------------------------------
+Sides are ints: 0 = black, 1 = white. Times are integer milliseconds.
+Any method may raise ValueError (ConfigError and ClockError are ValueErrors)
+with a clear message; the protocol turns that into `{"ok": false, "error": msg}`.
+Methods must not change anything when they raise.
+
+  app.info() -> dict
+      {"version": str, "board": str, "flash_free": int, "ram_free": int (bytes),
+       "battery_mv": int or None, "voices": [str, ...] (the voice packs in
+       /sounds, by name)}  (the protocol adds "protocol": PROTOCOL_VERSION)
+  app.status() -> dict
+      {"state": "idle"|"running"|"paused"|"ended", "turn": "black"|"white"|None,
+       "black": side_status, "white": side_status, "time_control": dict,
+       "game": int or None (log id), "moves": int}
+      side_status is GameClock.side_status(side, now) (main_ms, flagged,
+      periods/period_ms or moves/period_ms).
+  app.get_config() -> dict          the stored config (configstore form)
+  app.set_config(cfg)               cfg: a complete config already checked with
+                                    configstore.validate_config; the app refuses
+                                    (ValueError) while a clock runs, else stores
+                                    it (ConfigStore.save), applies it and logs it
+  app.get_presets() -> list         [{"name": str, "time_control": dict}, ...]
+  app.set_presets(presets)          presets already checked with
+                                    configstore.validate_presets; stores them
+  app.pause()                       raises ValueError when nothing runs
+  app.resume()                      raises ValueError when not paused
+  app.reset(preset)                 preset: None (configured time control) or a
+                                    valid index into get_presets(), from 0 (the
+                                    protocol's preset N is index N - 1); refuses
+                                    (ValueError "a clock is running: pause it
+                                    first") while a clock runs; else ends and
+                                    logs the current game, loads the new one
+  app.press(side) -> (bool, str or None)
+                                    a virtual button press, exactly as the
+                                    player's button: (accepted, reason)
+  app.late(side) -> (bool, str or None)
+                                    mark the side absent at the start of the
+                                    game (GameClock.late): (accepted, reason)
+  app.arrive(side) -> (bool, str or None)
+  app.maintenance() -> int or None
+                                    ends the game whatever its state (logged with
+                                    reason "maintenance", never resumed) so the
+                                    keyboard interrupt is on: a host may take the
+                                    REPL (goclock deploy --force); the id of the
+                                    game ended, or None
+                                    the absent side arrives (GameClock.arrive),
+                                    charged for its lateness: (accepted, reason)
+  app.time_set(side, main_ms, periods, period_ms, moves)
+                                    arbiter adjustment; the arguments not given
+                                    are None; only while paused or idle (else
+                                    ValueError); logged by the app
+  app.logs                          the game logs (storage/journal.py: list, read, clear);
+                                    the protocol reads list/read/clear from it
+
+Events: the app calls `protocol.clock_event(...)` for every clock event (built
+by goclockfw/events.py, the same object as the game log's record) and
+`protocol.event(kind, fields)` for status and log notices; they are written with
+the `write` callable given to Protocol only while a host asked to `watch`.
+`write(data)` receives one JSON line (str or bytes) WITHOUT its trailing
+newline, exactly like the value returned by `handle_line`: the serial sender
+adds "\\n".
+"""
+
+import binascii
+import json
+
+from goclockfw.core.timecontrol import SIDE_NAMES
+from goclockfw.events import EventWriter
+from goclockfw.protocol import shapes, strictjson
+from goclockfw.protocol.lineread import OVERLONG, LineReader
+from goclockfw.protocol.reqargs import (
+    RequestError,
+    is_int,
+    want_bool,
+    want_int,
+    want_object,
+    want_seconds,
+    want_side,
+)
+from goclockfw.storage.configstore import validate_config, validate_presets
+
+# 2: presets are numbered from 1 in `reset`; `late` and `arrive`; requests are strict JSON.
+PROTOCOL_VERSION = 2
+MAX_LINE = 1024  # bytes of a request line, newline included
+LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
+
+
+def _dumps(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _error(rid, msg):
+    return _dumps({"id": rid, "ok": False, "error": msg})
+
+
+class Protocol:
+    """Answers request lines for one serial connection."""
+
+    def __init__(self, app, write=None):
+        self.app = app
+        self.write = write
+        self.watching = False
+        self._events = EventWriter()
+        self._reader = LineReader(MAX_LINE)
+        self._cmds = {
+            "info": self._info,
+            "status": self._status,
+            "config.get": self._config_get,
+            "config.set": self._config_set,
+            "presets.get": self._presets_get,
+            "presets.set": self._presets_set,
+            "logs.list": self._logs_list,
+            "logs.get": self._logs_get,
+            "logs.clear": self._logs_clear,
+            "watch": self._watch,
+            "time.set": self._time_set,
+            "pause": self._pause,
+            "resume": self._resume,
+            "reset": self._reset,
+            "press": self._press,
+            "late": self._late,
+            "arrive": self._arrive,
+            "maintenance": self._maintenance,
+        }
+
+    # -- input -----------------------------------------------------------
+
+    def feed(self, data):
+        """Take raw serial bytes; return the reply lines for the requests they complete.
+
+        See protocol/lineread.py: over-long lines are refused without being buffered,
+        "\r" and "\r\n" end lines too, empty lines get no reply.
+        """
+        replies = []
+        for line in self._reader.feed(data):
+            if line is OVERLONG:
+                replies.append(_error(None, "request line over %d bytes" % MAX_LINE))
+            else:
+                replies.append(self.handle_line(line))
+        return replies
+
+    def handle_line(self, line):
+        """One request line (bytes or str, newline optional) -> reply text."""
+        rid = None
+        try:
+            if isinstance(line, str):
+                try:
+                    line = line.encode()
+                except UnicodeError:  # a str holding lone surrogates (CPython callers only)
+                    return _error(None, "bad JSON: invalid UTF-8")
+            if len(line) > MAX_LINE or (len(line) == MAX_LINE and line[-1:] != b"\n"):
+                return _error(None, "request line over %d bytes" % MAX_LINE)
+            try:
+                # Strict: MicroPython's json takes `{"cmd":"pause"]` and bad UTF-8 (strictjson.py).
+                req = strictjson.loads(line)
+            except ValueError as e:
+                return _error(None, "bad JSON: %s" % e)
+            if not isinstance(req, dict):
+                return _error(None, "a request must be a JSON object")
+            rid = req.get("id")
+            if rid is not None and not (is_int(rid) or isinstance(rid, str)):
+                rid = None
+                return _error(None, "'id' must be an integer or a string")
+            cmd = req.get("cmd")
+            if not isinstance(cmd, str):
+                return _error(rid, "missing 'cmd'")
+            handler = self._cmds.get(cmd)
+            if handler is None:
+                return _error(rid, "unknown command '%s'" % cmd[:40])
+            result = handler(req)
+            result["id"] = rid
+            result["ok"] = True
+            return _dumps(result)
+        except ValueError as e:  # RequestError, ConfigError, ClockError
+            return _error(rid, str(e) or "invalid request")
+        except OSError as e:  # a flash write refused (full, worn): the clock goes on
+            return _error(rid, "storage error: %s" % (e,))
+        except MemoryError:
+            return _error(rid, "out of memory")
+        except Exception as e:  # never let a request take the clock down
+            return _error(rid, "internal error: %s" % type(e).__name__)
+
+    # -- output ----------------------------------------------------------
+
+    def event(self, kind, fields=None):
+        """Push an event line (`{"event": kind, ...fields}`) when watching."""
+        if not self.watching or self.write is None:
+            return
+        ev = dict(fields) if fields else {}
+        ev["event"] = kind
+        try:
+            self.write(_dumps(ev))
+        except Exception:  # a broken line must not break the clock
+            pass
+
+    def clock_event(self, clock, kind, side, t, tick, value, extra=None):
+        """A clock listener call as an event line (the game log's record, without checksum)."""
+        if not self.watching or self.write is None:
+            return
+        try:
+            self.write(self._events.clock_event(clock, kind, side, t, tick, value, extra))
+        except Exception:  # a broken line must not break the clock
+            pass
+
+    # -- commands --------------------------------------------------------
+
+    def _info(self, req):
+        r = dict(self.app.info())
+        r["protocol"] = PROTOCOL_VERSION
+        return r
+
+    def _status(self, req):
+        return dict(self.app.status())
+
+    def _config_get(self, req):
+        return {"config": self.app.get_config()}
+
+    def _config_set(self, req):
+        new = want_object(req, "config")
+        shapes.check_config(new)
+        merged = dict(self.app.get_config())
+        for k in new:
+            merged[k] = new[k]
+        cfg = validate_config(merged)
+        self.app.set_config(cfg)
+        return {"config": self.app.get_config()}
+
+    def _presets_get(self, req):
+        return {"presets": self.app.get_presets()}
+
+    def _presets_set(self, req):
+        shapes.check_presets(req.get("presets"))
+        presets = validate_presets(req.get("presets"))
+        self.app.set_presets(presets)
+        return {"presets": self.app.get_presets()}
+
+    def _logs_list(self, req):
+        return {"logs": self.app.logs.list()}
+
+    def _logs_get(self, req):
+        game = want_int(req, "game", 0, 0x7FFFFFFF)
+        if game is None:
+            raise RequestError("'game' is required")
+        offset = want_int(req, "offset", 0, 0x7FFFFFFF, 0)
+        length = want_int(req, "length", 1, LOG_CHUNK, LOG_CHUNK)
+        data, size = self.app.logs.read(game, offset, length)
+        b64 = binascii.b2a_base64(data).decode().strip() if data else ""
+        return {
+            "game": game,
+            "offset": offset,
+            "size": size,
+            "data": b64,
+            "eof": offset + len(data) >= size,
+        }
+
+    def _logs_clear(self, req):
+        game = want_int(req, "game", 0, 0x7FFFFFFF)
+        return {"removed": self.app.logs.clear(game)}
+
+    def _watch(self, req):
+        on = want_bool(req, "on")
+        self.watching = on
+        return {"on": on}
+
+    def _time_set(self, req):
+        side = want_side(req)
+        main_ms = want_seconds(req, "main")
+        period_ms = want_seconds(req, "period")
+        periods = want_int(req, "periods", 0, 1000)
+        moves = want_int(req, "moves", 0, 1000)
+        if main_ms is None and period_ms is None and periods is None and moves is None:
+            raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
+        self.app.time_set(side, main_ms, periods, period_ms, moves)
+        return dict(self.app.status()[SIDE_NAMES[side]])
+
+    def _pause(self, req):
+        self.app.pause()
+        return {"state": self.app.status()["state"]}
+
+    def _resume(self, req):
+        self.app.resume()
+        return {"state": self.app.status()["state"]}
+
+    def _reset(self, req):
+        # Numbered from 1, as the clock announces them (预设1 is the first), here and in the app.
+        preset = want_int(req, "preset", 1, 1000)
+        if preset is not None:
+            count = len(self.app.get_presets())
+            if preset > count:
+                raise RequestError("no preset %d (the clock has %d)" % (preset, count))
+        self.app.reset(preset)
+        st = self.app.status()
+        return {"state": st["state"], "time_control": st["time_control"]}
+
+    def _press(self, req):
+        return _accepted(self.app.press(want_side(req)))
+
+    def _late(self, req):
+        return _accepted(self.app.late(want_side(req)))
+
+    def _arrive(self, req):
+        return _accepted(self.app.arrive(want_side(req)))
+
+    def _maintenance(self, req):
+        return {"ended": self.app.maintenance()}
+
+
+def _accepted(result):
+    """An app's (accepted, reason) as a reply."""
+    accepted, reason = result
+    r = {"accepted": bool(accepted)}
+    if not accepted:
+        r["reason"] = reason or "ignored"
+    return r

@@ -1,0 +1,197 @@
+"""Flash blocks for the game logs: files of the file system, written raw, erased ahead.
+
+Why not plain files. On a littlefs flash every synced append to a file, or rewrite of a
+small file, can cost an erase of a 4 KB block (littlefs copies the file's last block on
+the next write after a sync, and commits are padded to the program size: 256 bytes on the
+Pico). An RP2040 erase stops the whole chip, interrupts included, for 45-400 ms; an
+ESP32 erase stalls every interrupt handler that is not in IRAM. A clock that made each
+press durable that way would erase two blocks per move, at the worst moments.
+
+So the logs live in a pool of *chunks*: files of exactly one block (`logs/<nonce>`, 16
+hex digits), which littlefs stores in one data block of their own and never touches
+again. The file's first bytes are a header naming its nonce; the block is found on the
+device by that header, and from then on the chunk is programmed raw, a page at a time,
+through the board's block device: a page program takes about a millisecond and erases
+nothing. A chunk is erased (raw, by this module) only to reuse it, and only when the
+caller says the moment is quiet. littlefs keeps no checksum of file data, so its view
+of the file is simply what the block holds.
+
+A page is programmed whole (256 bytes, aligned, as the RP2040's flash needs), with 0xFF
+wherever nothing new is written: programming a 1 bit leaves the cell as it is, so bytes
+written before stay. This relies on NOR flash accepting more than one program of a page
+between erases (the Pico's W25Q16 and the ESP32's flash do; see docs/storage.md).
+
+The block device is the board's (rp2.Flash(), the ESP32's "vfs" partition, the desktop's
+image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and ioctl
+4 (block count), 5 (block size), 6 (erase), MicroPython's extended interface.
+"""
+
+import binascii
+import os
+
+from goclockfw.storage.fs import ENOSPC
+
+DIR = "logs"
+MAGIC = b"GCJ1 "
+HEADER_LEN = 22  # b"GCJ1 " + 16 hex digits + b"\n"
+PAGE = 256
+_BLANK = b"\xff" * PAGE  # an erased page: programming it changes nothing
+
+
+def _nonce():
+    try:
+        raw = os.urandom(8)
+    except (AttributeError, NotImplementedError):  # a port without a random source
+        import random
+
+        raw = bytes(random.getrandbits(8) for _ in range(8))
+    return binascii.hexlify(raw).decode()
+
+
+def _valid_name(n):
+    if len(n) != 16:
+        return False
+    for ch in n:
+        if ch not in "0123456789abcdef":
+            return False
+    return True
+
+
+class ChunkPool:
+    """The chunks of the logs directory, each a block programmed raw."""
+
+    def __init__(self, fs, bdev, dirname=DIR):
+        self.fs = fs
+        self.bdev = bdev
+        self.dir = dirname
+        self.block_size = bdev.ioctl(5, 0) or 4096
+        self.nblocks = bdev.ioctl(4, 0)
+        self.names = []  # each chunk's nonce (its file name)
+        self.blocks = []  # its block on the device; -1 when not found (broken)
+        self.erases = 0  # raw erases and chunk creations (each erases a block)
+        self.programs = 0  # page programs
+        self._page = bytearray(PAGE)
+        self._head = bytearray(HEADER_LEN)
+
+    # ----- the pool --------------------------------------------------------------
+
+    def scan(self):
+        """Find every chunk's block: read the first bytes of each block of the device."""
+        try:
+            names = self.fs.listdir(self.dir)
+        except OSError:
+            self.fs.mkdir(self.dir)
+            names = []
+        self.names = sorted(n for n in names if _valid_name(n))
+        self.blocks = [-1] * len(self.names)
+        self._locate(range(len(self.names)))
+
+    def _locate(self, which):
+        wanted = {}
+        for i in which:
+            wanted[MAGIC + self.names[i].encode() + b"\n"] = i
+        if not wanted:
+            return
+        head = self._head
+        for block in range(self.nblocks):
+            self.bdev.readblocks(block, head, 0)
+            if head[0] == 0x47:  # "G": the first byte of MAGIC; most blocks fail here
+                i = wanted.get(bytes(head))
+                if i is not None:
+                    self.blocks[i] = block
+
+    def __len__(self):
+        return len(self.names)
+
+    def create(self):
+        """A new chunk (an erase, and a file-system commit): only at a quiet moment.
+
+        Returns its index, or raises OSError (ENOSPC when the flash is full)."""
+        name = _nonce()
+        path = self.dir + "/" + name
+        page = self._page
+        try:
+            with self.fs.open(path, "wb") as f:
+                self._header_page(name)
+                self._write_all(f, page)
+                page[0:PAGE] = _BLANK
+                for _ in range(self.block_size // PAGE - 1):
+                    self._write_all(f, page)
+        except OSError:
+            try:
+                self.fs.remove(path)
+            except OSError:
+                pass
+            raise
+        self.erases += 1
+        self.names.append(name)
+        self.blocks.append(-1)
+        i = len(self.names) - 1
+        self._locate((i,))
+        if self.blocks[i] < 0:
+            raise OSError(5)  # the file system did not store it as one block of its own
+        return i
+
+    def _write_all(self, f, buf):
+        n = f.write(buf)
+        if n is not None and n != len(buf):
+            raise OSError(ENOSPC)
+
+    def _header_page(self, name):
+        page = self._page
+        page[0:PAGE] = _BLANK
+        page[0:HEADER_LEN] = MAGIC + name.encode() + b"\n"
+
+    def remove(self, i):
+        """Delete chunk `i` from the file system (a commit: quiet moments only)."""
+        try:
+            self.fs.remove(self.dir + "/" + self.names[i])
+        except OSError:
+            pass
+        self.names.pop(i)
+        self.blocks.pop(i)
+
+    # ----- one chunk ----------------------------------------------------------------
+
+    def erase(self, i):
+        """Erase chunk `i` back to its bare header (an erase: quiet moments only)."""
+        block = self.blocks[i]
+        self.bdev.ioctl(6, block)
+        self.erases += 1
+        self._header_page(self.names[i])
+        self.bdev.writeblocks(block, self._page, 0)
+        self.programs += 1
+
+    def program(self, i, offset, data, n=-1):
+        """Program bytes `data[:n]` at `offset` of chunk `i` (erased bytes only)."""
+        if n < 0:
+            n = len(data)
+        block = self.blocks[i]
+        page = self._page
+        base = offset - offset % PAGE
+        start = offset - base
+        if start + n <= PAGE and n == len(data):
+            # The usual record: one page, the whole buffer: copied in place, no allocation.
+            page[0:PAGE] = _BLANK
+            page[start : start + n] = data
+            self.bdev.writeblocks(block, page, base)
+            self.programs += 1
+            return
+        view = memoryview(data)
+        done = 0
+        while done < n:
+            at = offset + done
+            base = at - at % PAGE
+            start = at - base
+            count = PAGE - start
+            if count > n - done:
+                count = n - done
+            page[0:PAGE] = _BLANK  # in place: copies, allocates nothing
+            page[start : start + count] = view[done : done + count]
+            self.bdev.writeblocks(block, page, base)
+            self.programs += 1
+            done += count
+
+    def read(self, i, offset, buf):
+        """Fill `buf` from chunk `i` at `offset` (raw: what the block holds now)."""
+        self.bdev.readblocks(self.blocks[i], buf, offset)

@@ -1,0 +1,622 @@
+"""The game logs: each game's records appended to flash chunks, durable as each is written.
+
+A game's log is a sequence of *parts*, each one chunk (chunks.py): the chunk's header,
+then a claim line naming the game and the part, then the log itself:
+
+    GCJ1 3f9a0c11d2e4b756\\n      the chunk (written when the chunk was made)
+    G00012 0003\\n                 game 12, part 3 (programmed when the part was claimed)
+    {"event":"press",...,"c":"1f0e33a2"}\\n   records (storage/logline.py): checksummed,
+    {"event":"call",...,"c":"..."}\\n          each chained to the one before, across parts
+    ......                          progress marks: one "." per MARK_MS of running clock
+    {"event":"press",...}\\n         since the last record (a newline closes them first)
+
+The log is the resume point too. A record is durable once `record` returns (a page
+program: about a millisecond, no erase), and nothing else is kept: after a power cut the
+application replays the newest game's records through the clock core and adds MARK_MS for
+each mark after the last one, so the log and the resume point can never disagree, and
+the running side regains at most MARK_MS. A part is never written again after a cut:
+the writer moves to a fresh part, so a record torn by the cut stays the last bytes of its
+part, where readers stop.
+
+Erases happen only in `work()`, which the application calls at quiet moments: it erases
+chunks freed by cleared or dropped games and makes new chunks while the flash has room.
+Before a game starts, SPARES_SETUP erased chunks are made ready (128 KB: the log of a
+long game), so that a game erases nothing while its clocks run; only a game that
+outgrows them has chunks erased while it runs, at quiet moments, SPARES_RUNNING at a
+time. Claiming a part is a page program. When no spare is left but the reserve,
+only essential records (moves, pauses, adjustments, rulings, the end) are written; calls
+and notices are dropped first. When even finished games are gone and the flash is full,
+the running game writes a snapshot of the clock and gives up its own oldest parts: the
+beginning of that game's log is lost, the game itself is not.
+
+The log that `read` serves is the parts' records and mark lines, without chunk headers,
+claim lines or torn tails: `goclock logs verify` checks its chain (mark lines carry no
+checksum and are skipped). See docs/storage.md.
+"""
+
+from goclockfw.storage.chunks import _BLANK, HEADER_LEN, PAGE
+from goclockfw.storage.logline import LineBuilder, check_line, claimed
+
+CLAIM_AT = HEADER_LEN
+CLAIM_LEN = 12  # b"G" + 5 digits + b" " + 4 digits + b"\n"
+DATA_AT = CLAIM_AT + CLAIM_LEN
+# A progress mark per this much running clock. A cut gives back less than this plus the
+# lateness of the last mark (the loop wakes for each; erases keep clear of them): the
+# promise is at most 2 s.
+MARK_MS = 1500
+SEQ = "seq"  # the last game id given, so ids are never reused
+MAX_GAME = 99999
+SPARES_SETUP = 32  # erased chunks ready before a game starts (128 KB on 4 KB blocks)
+SPARES_RUNNING = 2  # below this, a running game's chunks are erased (at quiet moments)
+RESERVE = 1  # spares only essential records may take
+HEADROOM = 65536  # bytes the chunks leave free in the file system (config, voice packs)
+SNAPSHOT_MOVES = 100  # a snapshot of the clock every this many moves: replay stays short
+# Records a game cannot do without (its moves and the arbiter's actions); the others
+# (calls, notices, refusals) can be rebuilt by replay or lost when the flash is full.
+ESSENTIAL = ("game", "start", "press", "pause", "resume", "adjust", "ruling", "late")
+ESSENTIAL2 = ("arrive", "end", "snapshot", "timeout", "forfeit", "period", "block")
+_DOT = 46
+_NL = 10
+_ERASED = 0xFF
+
+
+def _digits(buf, start, n):
+    v = 0
+    for i in range(start, start + n):
+        d = buf[i] - 48
+        if d < 0 or d > 9:
+            return -1
+        v = v * 10 + d
+    return v
+
+
+def _field_int(line, key):
+    """The integer after `key` in a record line, or 0 (no JSON parse: a scan stays cheap)."""
+    i = line.find(key)
+    if i < 0:
+        return 0
+    i += len(key)
+    v = 0
+    while i < len(line) and 48 <= line[i] <= 57:
+        v = v * 10 + line[i] - 48
+        i += 1
+    return v
+
+
+class GameScan:
+    """What one game's parts hold: where each part's good lines end, records, chain."""
+
+    def __init__(self, gid):
+        self.gid = gid
+        self.parts = []  # [(chunk index, end offset of the last whole line)]
+        self.size = 0  # bytes served: the parts' lines
+        self.records = 0
+        self.crc = 0  # checksum of the last good record
+        self.marks = 0  # marks after the last record (a running clock's progress)
+        self.torn = False  # a part ended in a damaged or unfinished line
+        self.damaged = 0  # lines inside a part that do not check (kept, not replayed)
+        self.ended = False  # an "end" record: the game is closed
+        self.missing = 0  # parts that are gone (reused when the flash was full)
+        self.last_t = 0  # game time of the last good record
+
+
+class Journal:
+    """Game logs in a ChunkPool: claims, appends, marks, reading, and the quiet-time work."""
+
+    def __init__(self, pool, headroom=HEADROOM, setup_spares=SPARES_SETUP):
+        self.pool = pool
+        self.setup_spares = setup_spares
+        # Bytes the chunks leave free for other files: less on a small flash.
+        total = pool.nblocks * pool.block_size
+        self.headroom = headroom if headroom < total // 8 else total // 8
+        self.block_size = pool.block_size
+        self.games = {}  # game id -> {part number: chunk index}
+        self.spares = []  # erased chunks ready to claim
+        self.dirty = []  # chunks to erase before reuse
+        self.current = None  # id of the game being written
+        self.part = -1  # its part being written
+        self.error = None  # the last storage problem, for the app to report
+        self.dropped = 0  # records not written (flash full)
+        self.failures = 0
+        self.moves_since_snapshot = 0
+        self._chunk = -1  # chunk of the part being written
+        self._off = 0  # next byte to write in it
+        self._crc = 0  # chain: checksum of the last record written
+        self._records = 0
+        self._done = []  # [(chunk, end)] of the running game's full parts
+        self._done_size = 0  # bytes served of them
+        self._line_end = 0  # end of the last whole line in the part being written
+        self._marks = 0  # marks written since the last record (a mark line is open)
+        self._lines = LineBuilder()
+        self._dot = b"."
+        self._scans = {}  # game id -> GameScan of finished games
+        self._seq = 0
+        self._stuck = -1  # spares count at which work() last found nothing to do
+        self.lean = False  # the flash is full: only essential records are written
+
+    # ----- boot ------------------------------------------------------------------
+
+    def load(self):
+        """Read the pool: which chunk holds which part of which game, which are spare."""
+        pool = self.pool
+        pool.scan()
+        self.games = {}
+        self.spares = []
+        self.dirty = []
+        head = bytearray(DATA_AT)
+        for i in range(len(pool)):
+            if pool.blocks[i] < 0:
+                continue  # broken: removed by work()
+            pool.read(i, 0, head)
+            if head[CLAIM_AT] == _ERASED:
+                # A cut during an erase can leave a chunk half erased: check it all.
+                (self.spares if self._blank(i) else self.dirty).append(i)
+                continue
+            gid = _digits(head, CLAIM_AT + 1, 5)
+            part = _digits(head, CLAIM_AT + 7, 4)
+            if head[CLAIM_AT] != 0x47 or head[CLAIM_AT + 6] != 32 or gid <= 0 or part < 0:
+                self.dirty.append(i)  # a torn claim, or a cleared game's part
+                continue
+            parts = self.games.setdefault(gid, {})
+            if part in parts:
+                self.dirty.append(i)  # a duplicate (a cut while a part was reclaimed)
+                continue
+            parts[part] = i
+        self._seq = self._read_seq()
+
+    def _read_seq(self):
+        data = self.pool.fs.read(self.pool.dir + "/" + SEQ)
+        try:
+            return int(data) if data else 0
+        except ValueError:
+            return 0
+
+    def ids(self):
+        """Game ids stored, oldest first."""
+        return sorted(self.games)
+
+    def newest(self):
+        ids = self.ids()
+        return ids[-1] if ids else None
+
+    # ----- reading a game's parts -----------------------------------------------------
+
+    def scan(self, gid, visit=None):
+        """A GameScan of game `gid`; `visit(record)` is called with each good record."""
+        if visit is None and gid in self._scans and gid != self.current:
+            return self._scans[gid]
+        scan = GameScan(gid)
+        parts = self.games.get(gid, {})
+        buf = bytearray(self.block_size)
+        view = memoryview(buf)
+        expect = 0
+        for part in sorted(parts):
+            if part != expect:
+                scan.missing += part - expect
+            expect = part + 1
+            i = parts[part]
+            self.pool.read(i, 0, buf)
+            end = self._scan_part(buf, view, scan, visit)
+            scan.parts.append((i, end))
+            scan.size += end - DATA_AT
+        if gid != self.current:
+            self._scans[gid] = scan
+        return scan
+
+    def _scan_part(self, buf, view, scan, visit):
+        pos = DATA_AT
+        n = len(buf)
+        end = pos
+        while pos < n and buf[pos] != _ERASED:
+            nl = buf.find(b"\n", pos)
+            stop = nl if nl >= 0 else n
+            if buf[pos] == _DOT:
+                k = pos
+                while k < stop and buf[k] == _DOT:
+                    k += 1
+                if k != stop or nl < 0:
+                    # An unfinished mark line at the part's end: progress, not served.
+                    if k == stop or buf[k] == _ERASED:
+                        scan.marks += k - pos
+                    else:
+                        scan.torn = True
+                    break
+                scan.marks += k - pos
+                pos = end = nl + 1
+                continue
+            if nl < 0:
+                scan.torn = True  # a record cut short
+                break
+            line = bytes(view[pos:nl])
+            try:
+                rec, c = check_line(line, scan.crc, visit is not None)
+            except ValueError:
+                after = nl + 1
+                if after >= n or buf[after] == _ERASED:
+                    scan.torn = True  # the part's last line, damaged: a write cut short
+                    break
+                # Damage inside the log is evidence: served as it is (verify shows it),
+                # skipped by replay; the chain goes on from what the line claims.
+                claimed_crc = claimed(line)
+                if claimed_crc is not None:
+                    scan.crc = claimed_crc
+                scan.damaged += 1
+                pos = end = after
+                continue
+            scan.crc = c
+            scan.records += 1
+            scan.marks = 0
+            scan.last_t = _field_int(line, b'"t":')
+            if visit is not None:
+                visit(rec)
+                if rec.get("event") == "end":
+                    scan.ended = True
+            elif buf.find(b'{"event":"end"', pos, nl) == pos:
+                scan.ended = True
+            pos = end = nl + 1
+        return end
+
+    # ----- writing ----------------------------------------------------------------------
+
+    def begin(self, gid=None):
+        """Claim part 0 of a new game (or of `gid` again, to go on after a cut).
+
+        Returns the game id, or None (and `error`) when no spare chunk is left."""
+        self.close()
+        if gid is None:
+            ids = self.ids()
+            last = max(self._seq, ids[-1] if ids else 0)
+            gid = last + 1 if last < MAX_GAME else 1
+            self._seq = gid
+            try:
+                self.pool.fs.write_atomic(self.pool.dir + "/" + SEQ, b"%d" % gid)
+            except OSError:
+                pass  # ids then come from the chunks alone
+            part = 0
+            self._crc = 0
+            self._records = 0
+            self._done = []
+            self._done_size = 0
+        else:
+            scan = self.scan(gid)
+            parts = self.games.get(gid, {})
+            part = max(parts) + 1 if parts else 0
+            self._crc = scan.crc
+            self._records = scan.records
+            self._done = list(scan.parts)
+            self._done_size = scan.size
+            self._scans.pop(gid, None)
+        self.current = gid
+        self.moves_since_snapshot = 0
+        if not self._claim(gid, part):
+            self.current = None
+            return None
+        return gid
+
+    def reopen_empty(self, gid):
+        """Go on with game `gid` whose only part was claimed but holds nothing yet."""
+        self.close()
+        [(part, i)] = list(self.games[gid].items())
+        self.current = gid
+        self.part = part
+        self._chunk = i
+        self._off = self._line_end = DATA_AT
+        self._crc = 0
+        self._records = 0
+        self._done = []
+        self._done_size = 0
+        self._marks = 0
+        self.moves_since_snapshot = 0
+
+    def _claim(self, gid, part):
+        """Program the claim line of a spare chunk: the game's next part."""
+        pool = self.pool
+        while self.spares:
+            i = self.spares.pop(0)
+            line = b"G%05d %04d\n" % (gid, part)
+            try:
+                pool.program(i, CLAIM_AT, line)
+            except OSError as e:
+                self.error = "claiming a log chunk failed: %s" % e
+                self.dirty.append(i)
+                continue
+            if self._chunk >= 0 and self.current == gid:
+                self._done.append((self._chunk, self._line_end))
+                self._done_size += self._line_end - DATA_AT
+            self.games.setdefault(gid, {})[part] = i
+            self.part = part
+            self._chunk = i
+            self._off = self._line_end = DATA_AT
+            self._marks = 0
+            return True
+        self.error = "no erased flash left for the game log"
+        return False
+
+    def _blank(self, i):
+        """Is chunk i erased past its header? (Compared a page at a time, in C.)"""
+        page = bytearray(PAGE)
+        for at in range(0, self.block_size, PAGE):
+            self.pool.read(i, at, page)
+            if at == 0:
+                page[0:CLAIM_AT] = _BLANK[0:CLAIM_AT]  # the header is not erased
+            if page != _BLANK:
+                return False
+        return True
+
+    def record(self, kind, t, side=None, value=None, extra=None):
+        """Append one record; True once it is durable. Never raises."""
+        if self.current is None:
+            return False
+        lines = self._lines
+        try:
+            lines.event(kind, t, side, value, extra)
+        except Exception as e:  # a value json cannot write: report, go on
+            self.error = "game log record %s not written: %r" % (kind, e)
+            self.failures += 1
+            return False
+        return self._append(kind)
+
+    def record_clock(self, clock, kind, side, t, tick, value, extra=None):
+        """Append a clock listener call as its record; True once it is durable."""
+        if self.current is None:
+            return False
+        try:
+            self._lines.clock_event(clock, kind, side, t, tick, value, extra)
+        except Exception as e:
+            self.error = "game log record %s not written: %r" % (kind, e)
+            self.failures += 1
+            return False
+        if kind == "press":
+            self.moves_since_snapshot += 1
+        return self._append(kind)
+
+    def _append(self, kind):
+        lines = self._lines
+        line = lines.line
+        crc = lines.seal(self._crc)
+        n = len(line)
+        lead = 1 if self._marks else 0  # close the open mark line first
+        essential = kind in ESSENTIAL or kind in ESSENTIAL2
+        if self.lean and not essential:
+            self.dropped += 1
+            self.error = "flash full: %s records dropped" % kind
+            return False
+        if self._off + lead + n > self.block_size:
+            if len(self.spares) <= RESERVE and not essential:
+                self.dropped += 1
+                self.error = "flash full: %s records dropped" % kind
+                return False
+            if not self._claim(self.current, self.part + 1):
+                self.dropped += 1
+                return False
+            lead = 0
+        try:
+            if lead:
+                self.pool.program(self._chunk, self._off, b"\n")
+                self._off += 1
+            self.pool.program(self._chunk, self._off, line, n)
+        except OSError as e:
+            # The part may hold part of the record now: go on in a fresh part.
+            self.error = "game log write failed: %s" % e
+            self.failures += 1
+            self._off = self.block_size
+            return False
+        self._off += n
+        self._line_end = self._off
+        self._crc = crc
+        self._records += 1
+        self._marks = 0
+        return True
+
+    def mark(self):
+        """One progress mark: MARK_MS more of running clock since the last record."""
+        if self.current is None:
+            return False
+        if self._off + 1 > self.block_size:
+            if len(self.spares) <= RESERVE or not self._claim(self.current, self.part + 1):
+                return False
+        try:
+            self.pool.program(self._chunk, self._off, self._dot)
+        except OSError:
+            self._off = self.block_size
+            return False
+        self._off += 1
+        self._marks += 1
+        return True
+
+    def end(self, t, reason=None, fields=None):
+        """Close the running game with an "end" record (which counts its records)."""
+        if self.current is not None:
+            extra = [("records", self._records + 1)]
+            if fields:
+                extra.extend(fields)
+            self.record("end", t, None, reason, extra)
+        self.close()
+
+    def close(self):
+        self.lean = False
+        if self.current is not None:
+            self._scans.pop(self.current, None)
+        self.current = None
+        self._chunk = -1
+        self.part = -1
+
+    # ----- quiet-time work ---------------------------------------------------------------
+
+    def wants_work(self, running):
+        """True when `work` has something to do (an erase, a commit) at a quiet moment."""
+        target = SPARES_RUNNING if running else self.setup_spares
+        spares = len(self.spares)
+        if self.dirty or self._broken():
+            return True
+        if spares < target:
+            return self._stuck != spares  # tried with this many: wait for a change
+        return not running and spares > self.setup_spares + 2
+
+    def _broken(self):
+        for b in self.pool.blocks:
+            if b < 0:
+                return True
+        return False
+
+    def work(self, running, free_bytes, snapshot=None):
+        """Do ONE erase-sized step toward the spares wanted; returns a notice or None.
+
+        Called only at quiet moments (the caller knows the deadlines and the speaker).
+        `free_bytes()` says how much the file system has left; `snapshot()` writes a
+        snapshot record of the running game (needed before it gives up its own parts)."""
+        pool = self.pool
+        for i in range(len(pool)):
+            if pool.blocks[i] < 0:
+                self._forget(i)
+                pool.remove(i)  # a commit; the chunk could not be found anyway
+                return None
+        if self.dirty:
+            i = self.dirty.pop(0)
+            try:
+                pool.erase(i)
+            except OSError as e:
+                self.error = "erasing a log chunk failed: %s" % e
+                return None
+            self.spares.append(i)
+            return None
+        target = SPARES_RUNNING if running else self.setup_spares
+        if len(self.spares) >= target:
+            if not running and len(self.spares) > self.setup_spares + 2:
+                i = self.spares.pop()  # more ready than a game needs: give the space back
+                self._forget(i)
+                pool.remove(i)
+            return None
+        free = free_bytes()
+        if free < 0 or free - self.block_size >= self.headroom:
+            try:
+                self.spares.append(pool.create())
+                return None
+            except OSError:
+                pass  # the file system is fuller than it said: take a game's chunks
+        victim = self._oldest_finished()
+        if victim is not None:
+            self._tombstone_game(victim)
+            return "game %d dropped to make room for the game log" % victim
+        if running and self.current is not None and not self.lean:
+            self.lean = True  # from now on the game keeps only its essential records
+            return "flash full: calls and notices are no longer logged in this game"
+        # The last resort, once only essential records are written and the reserve is all
+        # that is left: the running game's oldest part, behind a snapshot, so its resume
+        # point always fits.
+        if running and self.current is not None and len(self.spares) <= RESERVE:
+            if len(self.games[self.current]) > 2:
+                return self._give_up_oldest_part(snapshot)
+        self._stuck = len(self.spares)  # nothing to be done until a spare is used
+        return None
+
+    def _forget(self, i):
+        # Chunk i is going away: indexes above it shift down by one.
+        def shift(lst):
+            return [j - 1 if j > i else j for j in lst if j != i]
+
+        self.spares = shift(self.spares)
+        self.dirty = shift(self.dirty)
+        for gid in self.games:
+            parts = self.games[gid]
+            for p in list(parts):
+                if parts[p] == i:
+                    del parts[p]
+                elif parts[p] > i:
+                    parts[p] -= 1
+        if self._chunk > i:
+            self._chunk -= 1
+        self._scans = {}
+
+    def _oldest_finished(self):
+        for gid in self.ids():
+            if gid != self.current:
+                return gid
+        return None
+
+    def _tombstone_game(self, gid):
+        self._stuck = -1
+        # Program the claim's first byte to 0: readers no longer take the part for the
+        # game's (a program, durable at once); the erase comes later.
+        for i in self.games.pop(gid, {}).values():
+            try:
+                self.pool.program(i, CLAIM_AT, b"\x00")
+            except OSError:
+                pass
+            self.dirty.append(i)
+        self._scans.pop(gid, None)
+
+    def _give_up_oldest_part(self, snapshot):
+        parts = self.games[self.current]
+        if snapshot is None or not snapshot():
+            return None
+        oldest = min(parts)
+        i = parts.pop(oldest)
+        try:
+            self.pool.program(i, CLAIM_AT, b"\x00")
+        except OSError:
+            pass
+        self.dirty.append(i)
+        return "flash full: the oldest part of the running game's log was reused"
+
+    # ----- the protocol's view ---------------------------------------------------------
+
+    def list(self):
+        """[{"game", "size", "records"}] of every stored game, oldest first (a game set
+        up but not started has no log yet and is not listed)."""
+        out = []
+        for gid in self.ids():
+            if gid == self.current:
+                if not self._records and not self._done:
+                    continue  # set up, not started: no log yet
+                size, records = self._served(), self._records
+            else:
+                scan = self.scan(gid)
+                size, records = scan.size, scan.records
+            out.append({"game": gid, "size": size, "records": records})
+        return out
+
+    def read(self, gid, offset, length):
+        """(bytes from `offset`, at most `length`, size) of game `gid`'s served log."""
+        if gid not in self.games:
+            raise ValueError("no game %d" % gid)
+        if gid == self.current:
+            parts = self._done + [(self._chunk, self._line_end)]
+            size = self._served()
+        else:
+            scan = self.scan(gid)
+            parts, size = scan.parts, scan.size
+        if offset >= size:
+            return b"", size
+        out = bytearray()
+        pos = 0
+        for i, end in parts:
+            n = end - DATA_AT
+            if offset < pos + n and len(out) < length:
+                start = offset - pos if offset > pos else 0
+                take = n - start
+                if take > length - len(out):
+                    take = length - len(out)
+                chunk = bytearray(take)
+                self.pool.read(i, DATA_AT + start, chunk)
+                out.extend(chunk)
+                offset = pos + start + take
+            pos += n
+        return bytes(out), size
+
+    def _served(self):
+        return self._done_size + self._line_end - DATA_AT
+
+    def clear(self, gid=None):
+        """Drop one finished game, or all of them; the count dropped."""
+        if gid is not None:
+            if gid == self.current:
+                raise ValueError("game %d is being played: its log is kept" % gid)
+            if gid not in self.games:
+                raise ValueError("no game %d" % gid)
+            self._tombstone_game(gid)
+            return 1
+        gone = [g for g in self.ids() if g != self.current]
+        for g in gone:
+            self._tombstone_game(g)
+        return len(gone)

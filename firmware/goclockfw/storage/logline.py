@@ -1,0 +1,134 @@
+"""The game log's line format: checksummed JSON records, written and verified.
+
+A record is one line, the same object as the protocol's event lines plus a
+checksum chained to the previous record:
+
+    {"event":"press","t":65000,"side":"black","used_ms":65000,"c":"1f0e33a2"}
+
+"c" is crc32 of the line without its `,"c":"…"` part (that is, of the text
+`{…}` ending in "}"), seeded with the previous record's checksum (0 for the
+first), as 8 lowercase hex digits. It is always the last key, so a checker
+strips it textually and never depends on key order. Any changed, removed,
+reordered or inserted record breaks the chain from there on.
+
+`verify` is pure and imports nothing MicroPython-only: the host tool uses it
+on CPython (through gamelog). `LineBuilder` writes records into one
+preallocated buffer, so a press or a call allocates nothing. See docs/storage.md.
+"""
+
+import binascii
+import json
+
+from goclockfw.events import VALUE_FIELDS as VALUE_FIELDS  # re-exported for the host
+from goclockfw.events import EventWriter
+
+_TAIL = b',"c":"'  # then 8 hex digits and '"}': 16 bytes in all
+_HEX = b"0123456789abcdef"
+
+
+def crc(data, prev):
+    return binascii.crc32(data, prev) & 0xFFFFFFFF
+
+
+def claimed(line):
+    """The checksum a line (no newline) claims, or None when it has no readable one."""
+    n = len(line)
+    if n < 18 or line[n - 2 :] != b'"}' or line[n - 16 : n - 10] != _TAIL:
+        return None
+    c = 0
+    for b in line[n - 10 : n - 2]:
+        d = _HEX.find(bytes((b,)))
+        if d < 0:
+            return None
+        c = c * 16 + d
+    return c
+
+
+def check_line(line, prev, parse=True):
+    """(record, checksum) of one line (bytes) chained to `prev`.
+
+    Raises ValueError saying what is wrong. With parse=False only the
+    checksum is checked and the record returned is None.
+    """
+    if line[-1:] == b"\n":
+        line = line[:-1]
+    c = claimed(line)
+    if c is None:
+        raise ValueError("no checksum")
+    n = len(line) - 16
+    if crc(b"}", crc(line[:n], prev)) != c:
+        raise ValueError("checksum mismatch")
+    if not parse:
+        return None, c
+    try:
+        rec = json.loads(line[:n].decode() + "}")
+    except (ValueError, UnicodeError):
+        raise ValueError("checksum right but not JSON") from None
+    if not isinstance(rec, dict):
+        raise ValueError("not a JSON object")
+    return rec, c
+
+
+def verify(lines):
+    """Check a log given as lines (bytes or str, newlines optional).
+
+    Returns {"ok": bool, "records": [dicts of the good lines, "c" removed],
+    "errors": [(line number from 1, message)], "torn": bool}. Lines of dots are
+    progress marks, not records: skipped. After a bad
+    line the chain goes on from the checksum that line claims, so one damaged
+    record does not hide the rest. "torn" means the only bad line is the last
+    one: a record cut by a power loss while it was being written.
+    """
+    lines = list(lines)
+    if lines and not lines[-1]:
+        lines.pop()  # what split("\n") leaves after the final newline
+    records = []
+    errors = []
+    prev = 0
+    for i, raw in enumerate(lines):
+        b = raw.encode() if isinstance(raw, str) else bytes(raw)
+        if b[-1:] == b"\n":
+            b = b[:-1]
+        if b[-1:] == b"\r":
+            b = b[:-1]
+        if b and not b.strip(b"."):
+            continue  # a line of progress marks (storage/journal.py): no record, no checksum
+        try:
+            rec, prev = check_line(b, prev)
+            records.append(rec)
+        except ValueError as e:
+            errors.append((i + 1, str(e)))
+            c = claimed(b)
+            if c is not None:
+                prev = c
+    torn = len(errors) == 1 and errors[0][0] == len(lines)
+    return {"ok": not errors, "records": records, "errors": errors, "torn": torn}
+
+
+def verify_bytes(data):
+    """verify() of a whole log file's bytes; an unterminated tail counts as a line."""
+    return verify(data.split(b"\n"))
+
+
+class LineBuilder(EventWriter):
+    """Builds record lines: an event (events.EventWriter) sealed with its chained checksum."""
+
+    def seal(self, prev):
+        """Turn the event in `line` into a record line chained to `prev`; return its checksum."""
+        line = self.line
+        c = crc(line, prev)  # of the text `{...}`, closing brace included
+        line[len(line) - 1 :] = b""
+        line.extend(_TAIL)
+        self.put_hex32(c)
+        line.extend(b'"}\n')
+        return c
+
+    def build(self, prev, kind, t, side=None, value=None, extra=None):
+        """Make `line` the record chained to `prev`; return its checksum.
+
+        `value` goes under the kind's field name (events.VALUE_FIELDS, else "value");
+        `extra` is a dict or a list of (key, value) pairs. Raises TypeError (or
+        ValueError) for a value json cannot write.
+        """
+        self.event(kind, t, side, value, extra)
+        return self.seal(prev)

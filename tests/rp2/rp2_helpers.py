@@ -1,0 +1,32 @@
+"""What the tests/rp2 modules share: booting an emulated Pico, and the figures they report.
+
+The figures (heap, boot time) are collected here and printed by conftest.py at the end of
+the run, whatever pytest's capture setting.
+"""
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(REPO / "tools" / "rp2"))
+
+import client  # noqa: E402
+import emu  # noqa: E402
+import layout  # noqa: E402
+
+FIGURES = []  # (what, value)
+
+
+def figure(what, value):
+    FIGURES.append((what, value))
+
+
+def boot(image, files, tmp_path, fs=None):
+    """A Pico booting `image` from storage laid out with `files` (and the probe), or from
+    `fs` (an earlier run's storage: a reboot); returns (pico, session)."""
+    if fs is None:
+        root = Path(tmp_path) / "fs"
+        layout.lay_out(files + layout.probe_files(), str(root))
+        fs = emu.make_fs(str(root))
+    pico = emu.Pico(image, fs)
+    return pico, client.Session(pico)

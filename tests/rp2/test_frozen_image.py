@@ -1,0 +1,51 @@
+"""The firmware frozen into the MicroPython image (boards/manifest.py) on the emulated Pico.
+
+The storage holds only main.py, /board.json and the voice pack, as boards/manifest.py says
+to copy for a frozen build: the modules must come from the image. A short game shows the
+clock works from there, and the heap is measured after boot and during the game.
+"""
+
+import pytest
+from rp2_helpers import boot, emu, figure, layout
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def frozen(frozen_image, tmp_path_factory):
+    pico, s = boot(frozen_image, layout.frozen_firmware_files(), tmp_path_factory.mktemp("frz"))
+    return {"pico": pico, "s": s}
+
+
+def test_only_main_py_board_json_and_the_voice_on_the_storage(frozen):
+    files = emu.read_fs(frozen["pico"].fs_image())
+    firmware = sorted(p for p in files if not p.startswith("/sounds/"))
+    # boot.py and goclock_probe.mpy are the test probe, not the firmware.
+    assert firmware == ["/board.json", "/boot.py", "/goclock_probe.mpy", "/main.py"]
+    assert any(p.startswith("/sounds/zh/") and p.endswith(".wav") for p in files)
+
+
+def test_boots_from_the_frozen_modules(frozen):
+    pico, s = frozen["pico"], frozen["s"]
+    info = s.wait_ready(timeout=30)
+    assert info["board"] == "pico" and info["protocol"] == 1
+    figure("boot to first reply, frozen image", "%.3f emulated s" % pico.now_s)
+    p = s.request("probe")
+    assert not p["app_file"].endswith(".mpy")  # app comes from the image
+    figure("heap free, frozen image, after boot (gc.mem_free)", "%d bytes" % p["mem_free"])
+    assert not s.noise, s.noise
+
+
+def test_a_short_game(frozen):
+    s = frozen["s"]
+    tc = {"type": "byoyomi", "main": 5, "periods": 3, "period": 10}
+    s.request("config.set", config={"time_control": tc})
+    assert s.request("reset")["state"] == "idle"
+    assert s.request("press", side="white")["accepted"] is True
+    s.run_for(1.0)
+    p = s.request("probe")
+    figure("heap free, frozen image, during a game (gc.mem_free)", "%d bytes" % p["mem_free"])
+    assert s.request("press", side="black")["accepted"] is True
+    st = s.request("status")
+    assert st["state"] == "running" and st["turn"] == "white" and st["moves"] == 1
+    assert 3800 <= st["black"]["main_ms"] < 4000  # about 1.1 s of Black's 5 s are gone

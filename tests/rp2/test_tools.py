@@ -1,0 +1,63 @@
+"""The pieces of tools/rp2 that need no emulated chip: UF2, layout, storage image, build key."""
+
+import os
+
+import build
+import pytest
+import uf2
+from rp2_helpers import REPO, emu, layout
+from rp2040py.device.load_flash import decode_block
+
+
+def test_uf2_blocks_carry_the_binary_at_flash_addresses():
+    data = bytes(range(256)) * 3 + b"\x01\x02"  # 770 bytes: 4 blocks, the last padded
+    out = uf2.bin_to_uf2(data)
+    assert len(out) == 4 * 512
+    blocks = [decode_block(out[i : i + 512]) for i in range(0, len(out), 512)]
+    assert [b.flash_address for b in blocks] == [0x10000000 + 256 * i for i in range(4)]
+    assert b"".join(b.payload for b in blocks)[: len(data)] == data
+    assert out[28:32] == (0xE48BFF56).to_bytes(4, "little")  # the RP2040 family id
+
+
+def test_firmware_files_leave_out_the_desktop_modules_and_keep_main_as_source():
+    files = dict((os.path.basename(s), d) for s, d in layout.firmware_files())
+    assert files["main.py"] == "/main.py"
+    assert files["app.py"] == "/app.mpy"
+    for name in layout.DESKTOP_ONLY:
+        assert name not in files
+    assert [d for _s, d in layout.frozen_firmware_files()] == ["/main.py"]
+
+
+def test_lay_out_compiles_copies_and_adds_board_and_voice(tmp_path):
+    written = layout.lay_out(layout.firmware_files(), str(tmp_path / "fs"), voice="zh")
+    assert "/board.json" in written and "/app.mpy" in written
+    with open(tmp_path / "fs" / "app.mpy", "rb") as f:
+        assert f.read(2) == b"M\x06"  # a .mpy, version 6
+    with open(tmp_path / "fs" / "board.json") as f, open(REPO / "boards" / "pico.json") as g:
+        assert f.read() == g.read()
+    assert len([w for w in written if w.startswith("/sounds/zh/")]) == len(
+        os.listdir(REPO / "sounds" / "zh")
+    )
+
+
+def test_storage_image_round_trip_with_the_picos_geometry():
+    image = emu.make_fs(files={"/main.py": b"print(1)\n", "/sounds/zh/a.wav": b"RIFF"})
+    assert len(image) == 1408 * 1024 == emu.FS_BLOCKS * emu.FS_BLOCK
+    assert emu.FS_START == 0xA0000
+    assert emu.read_fs(image) == {"/main.py": b"print(1)\n", "/sounds/zh/a.wav": b"RIFF"}
+
+
+def test_the_build_key_follows_the_frozen_files(tmp_path):
+    # The manifest is evaluated by MicroPython's manifestfile.py from the prepared tree,
+    # which exists once an image was built (make test-rp2 builds them first).
+    tree = os.path.join(build.cache_dir(), "src-" + build.tree_key())
+    if not os.path.exists(os.path.join(tree, ".done")):
+        pytest.skip("no prepared source tree in the cache: run tools/rp2/build.py")
+    mod = tmp_path / "m.py"
+    mod.write_text("x = 1\n")
+    manifest = tmp_path / "manifest.py"
+    manifest.write_text('module("m.py")\n')
+    k1 = build.image_key("t", tree, str(manifest))
+    assert k1 == build.image_key("t", tree, str(manifest))
+    mod.write_text("x = 2\n")
+    assert build.image_key("t", tree, str(manifest)) != k1

@@ -1,0 +1,49 @@
+"""The real firmware session for tests, on either engine: a fresh littlefs flash, test
+ports, virtual time (every method takes the tick; nothing reads a clock)."""
+
+import json
+
+from goclockfw.app.session import Session
+from support.flashfs import flash_fs
+from support.ports import TestPorts
+
+
+def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None):
+    """A booted Session over `flash` (new when None; formatted when `fresh`), with the voice
+    packs in `sounds` (default: the repository's)."""
+    flash, fs = flash_fs(blocks, flash, fresh=fresh)
+    ports = TestPorts(fs, flash, sounds=sounds, player=player)
+    return Session(ports, now)
+
+
+def reboot(session, now=0):
+    """The same flash booted again, as after a power cut or a reset."""
+    return make_session(session.ports.flash, now=now, fresh=False)
+
+
+def out_lines(session):
+    """The lines the session has queued for the serial line, taken (parsed JSON)."""
+    out = session.out
+    got = bytearray()
+    while True:
+        data = out.take()
+        if data is None:
+            break
+        got.extend(data)
+        out.sent(len(data))
+    return [json.loads(x) for x in bytes(got).decode().split("\n") if x]
+
+
+def snapshot(session):
+    """Everything a request could change, as comparable JSON text."""
+    st = session.status()
+    return json.dumps(
+        [
+            st,
+            session.store.config,
+            session.store.presets,
+            session.journal.list(),
+            session.journal.current,
+            session.protocol.watching,
+        ]
+    )

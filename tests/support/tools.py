@@ -1,0 +1,30 @@
+"""The project's tools/ scripts as modules, for the tests that run what a benchmark runs.
+
+tools/ is not a package (its scripts are run as `python tools/x.py`), so they are loaded
+here by file name; tools/ itself goes on sys.path because a script imports its siblings
+by name, as it does when run from the command line.
+"""
+
+import importlib.util
+import os
+
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "tools")
+
+
+def load(name):
+    """tools/<name>.py as a module (its own imports of sibling tools resolve through here)."""
+    return _load(name)
+
+
+def _load(name):
+    import sys
+
+    if TOOLS not in sys.path:
+        sys.path.append(TOOLS)  # tools/ scripts import their siblings by name (sim_demo...)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_heap = _load("bench_heap")

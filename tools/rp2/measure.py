@@ -1,0 +1,186 @@
+"""Measure the firmware on the emulated Pico: per press, at idle, in flash. Prints a table.
+
+Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run gives the
+same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
+
+(a) CPU of one press through the application: `time.ticks_us()` on the chip from
+    Protocol.feed taking the request to the reply written (the test probe,
+    goclock_probe.py), and, from outside, the request's latency (bytes handed to the chip
+    -> reply back) with the cycles the chip executed meanwhile (its loop sleeps up to 5 ms
+    before it reads the line, so latency > CPU).
+(b) bytes allocated by it: gc.mem_alloc() growth over the same span (the probe collects
+    right before each measured press).
+(c) the idle loop's CPU share: executed cycles / elapsed cycles (the rest asleep in
+    WFI/WFE) over `--seconds` of emulated time with no game, with a clock running, and
+    paused; nothing sent to the chip meanwhile.
+(d) flash: sector erases and page programs in the storage region (rp2040py's SPI flash
+    model, FlashCounter in emu.py), per press and per idle window.
+
+    python tools/rp2/measure.py [--image UF2] [--frozen] [--seconds 10] [--presses 6]
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import build  # noqa: E402
+import client  # noqa: E402
+import emu  # noqa: E402
+import layout  # noqa: E402
+
+# Long enough that nothing runs out while measuring: every press is an ordinary move.
+TC = {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}
+
+
+def boot(image, files):
+    with tempfile.TemporaryDirectory() as tmp:
+        layout.lay_out(files + layout.probe_files(), tmp)
+        pico = emu.Pico(image, emu.make_fs(tmp))
+    return pico, client.Session(pico)
+
+
+def idle_window(pico, s, seconds):
+    """CPU share and flash operations over `seconds` with nothing sent to the chip."""
+    f0 = pico.flash.snapshot()
+    n0, c0 = pico.now_ns, pico.busy_cycles
+    s.run_for(seconds)
+    f1 = pico.flash.snapshot()
+    share = (pico.busy_cycles - c0) * emu.NS_PER_CYCLE / (pico.now_ns - n0)
+    return {
+        "cpu": share,
+        "erases": f1["erases"] - f0["erases"],
+        "programs": f1["programs"] - f0["programs"],
+    }
+
+
+def one_press(pico, s, side, settle=0.3):
+    """The press of `side`, measured; `settle` s after the reply count for its flash writes."""
+    s.request("probe")  # collects the heap: the press's allocations stand alone
+    f0 = pico.flash.snapshot()
+    rid = s.send("press", side=side)
+    reply = s.reply(rid)
+    if not reply.get("accepted"):
+        raise SystemExit("press %s refused: %s" % (side, reply))
+    t_in, c_in = pico.delivered
+    latency_us = (pico.now_ns - t_in) / 1000
+    busy_us = (pico.busy_cycles - c_in) * emu.NS_PER_CYCLE / 1000
+    s.run_for(settle)
+    f1 = pico.flash.snapshot()
+    p = s.request("probe")
+    return {
+        "us": p["last_us"],
+        "alloc": p["last_alloc"],
+        "latency_us": latency_us,
+        "busy_us": busy_us,
+        "erases": f1["erases"] - f0["erases"],
+        "programs": f1["programs"] - f0["programs"],
+    }
+
+
+def measure(image, files, seconds=10.0, presses=6, log=print):
+    pico, s = boot(image, files)
+    wall = time.monotonic()
+    s.wait_ready(timeout=60)
+    out = {"boot_s": pico.now_s}
+    out["heap_after_boot"] = s.request("probe")["mem_free"]
+    s.request("config.set", config={"time_control": TC})
+    s.request("reset")
+    log("booted in %.2f emulated s; idle, no game, %g s ..." % (out["boot_s"], seconds))
+    out["idle"] = idle_window(pico, s, seconds)
+    s.request("press", side="white")  # Black's clock starts
+    s.run_for(1.0)
+    log("%d presses ..." % presses)
+    out["presses"] = []
+    side = "black"
+    for _ in range(presses):
+        out["presses"].append(one_press(pico, s, side))
+        side = "white" if side == "black" else "black"
+        s.run_for(0.5)
+    out["heap_in_game"] = s.request("probe")["mem_free"]
+    log("clock running, %g s ..." % seconds)
+    out["running"] = idle_window(pico, s, seconds)
+    s.request("pause")
+    log("paused, %g s ..." % seconds)
+    out["paused"] = idle_window(pico, s, seconds)
+    out["emulated_s"] = pico.now_s
+    out["wall_s"] = time.monotonic() - wall
+    out["noise"] = s.noise
+    return out
+
+
+def _median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def table(label, r):
+    ps = r["presses"]
+    rows = [
+        ("boot to first reply", "%.3f emulated s" % r["boot_s"]),
+        ("heap free after boot (gc.collect; gc.mem_free)", "%d B" % r["heap_after_boot"]),
+        ("heap free during a game", "%d B" % r["heap_in_game"]),
+        (
+            "(a) press CPU, feed -> reply (ticks_us)",
+            "median %d us, min %d, max %d" % (_median([p["us"] for p in ps]), min(p["us"] for p in ps), max(p["us"] for p in ps)),
+        ),
+        (
+            "    press latency, bytes in -> reply out",
+            "median %d us (chip busy %d us of it)"
+            % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
+        ),
+        (
+            "(b) press allocation (gc.mem_alloc delta)",
+            "median %d B, min %d, max %d" % (_median([p["alloc"] for p in ps]), min(p["alloc"] for p in ps), max(p["alloc"] for p in ps)),
+        ),
+        ("(c) idle CPU share, no game", "%.1f %%" % (100 * r["idle"]["cpu"])),
+        ("    idle CPU share, clock running", "%.1f %%" % (100 * r["running"]["cpu"])),
+        ("    idle CPU share, paused", "%.1f %%" % (100 * r["paused"]["cpu"])),
+        (
+            "(d) flash per press: erases, page programs",
+            "mean %.1f, %.1f (each press: %s)"
+            % (
+                sum(p["erases"] for p in ps) / len(ps),
+                sum(p["programs"] for p in ps) / len(ps),
+                " ".join("%d/%d" % (p["erases"], p["programs"]) for p in ps),
+            ),
+        ),
+        (
+            "    flash per idle window: no game, running, paused",
+            ", ".join("%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")),
+        ),
+    ]  # fmt: skip
+    print("\n%s" % label)
+    for what, value in rows:
+        print("  %-48s %s" % (what, value))
+    print("  (%.1f emulated s in %.0f wall s)" % (r["emulated_s"], r["wall_s"]))
+    if r["noise"]:
+        print("  chip printed: %s" % r["noise"][:5])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--image", help="UF2 (default: $GOCLOCK_RP2_IMAGE, else build.py's)")
+    ap.add_argument("--frozen", action="store_true", help="the frozen image, main.py only")
+    ap.add_argument("--seconds", type=float, default=10.0, help="emulated s per idle window")
+    ap.add_argument("--presses", type=int, default=6)
+    args = ap.parse_args(argv)
+    if args.frozen:
+        image = args.image or os.environ.get("GOCLOCK_RP2_FROZEN_IMAGE")
+        image = image or build.build(os.path.join(REPO, "boards", "manifest.py"))
+        files, label = layout.frozen_firmware_files(), "frozen image (main.py on the storage)"
+    else:
+        image = args.image or os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
+        files, label = layout.firmware_files(), ".mpy layout (as goclock deploy)"
+    r = measure(image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr))
+    table("%s, %s" % (label, os.path.basename(image)), r)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

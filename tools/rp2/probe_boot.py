@@ -1,0 +1,18 @@
+"""/boot.py of the test layouts (never deployed): loads the probe, goclock_probe.py.
+
+The firmware modules the probe patches are imported first (main.py would import them
+anyway), so the heap the probe's own import takes is what it costs: `probe_bytes`.
+"""
+
+import gc
+
+import app  # noqa: F401 (imported before the probe: not counted as its cost)
+import protocol  # noqa: F401
+
+gc.collect()
+_before = gc.mem_alloc()
+import goclock_probe  # noqa: E402
+
+gc.collect()
+goclock_probe.probe_bytes = gc.mem_alloc() - _before
+del _before
