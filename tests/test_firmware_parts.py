@@ -19,6 +19,7 @@ class FakePlayer:
         self.now = 0
         self.clips = clips
         self.length = length
+        self.error = None  # what a real player says when it refuses or stops a clip
         self.played = []
         self.stops = 0
         self._until = None

@@ -8,6 +8,7 @@ pack must fit in 600 KB. No speech engine is needed: the clips are committed.
 
 import json
 import os
+import random
 import re
 import wave
 import zlib
@@ -15,9 +16,10 @@ import zlib
 import pytest
 
 from conftest import REPO, run_micropython
-from goclock import voice
+from goclock import clips, voice
 from goclockfw.audio import beep, player_i2s, player_pwm
 from goclockfw.core import callplan
+from support.wavs import FakeI2S, pcm_wav, samples
 
 SOUNDS = os.path.join(REPO, "sounds")
 PACKS = {"zh": "cn", "ja": "jp", "en": "en"}
@@ -93,19 +95,21 @@ def test_manifest_matches_the_files(pack):
     folder = os.path.join(SOUNDS, pack)
     m = manifest(pack)
     assert m["pack"] == pack and m["profile"] == PACKS[pack]
+    # What the shipped packs are: 16 kHz IMA ADPCM in 256-byte blocks (docs/voices.md).
+    assert (m["encoding"], m["sample_rate"]) == ("ima-adpcm", 16000)
+    assert (m["block_align"], m["samples_per_block"]) == (256, 505)
     files = set()
     for phrase, entry in m["phrases"].items():
         name = entry["file"]
         assert re.fullmatch(r"[a-z0-9_]+\.wav", name), name
-        path = os.path.join(folder, name)
-        with wave.open(path, "rb") as w:
-            assert w.getnchannels() == 1
-            assert w.getframerate() == entry["sample_rate"] == m["sample_rate"]
-            assert w.getsampwidth() == m["sample_width"]
-            measured = round(w.getnframes() * 1000 / w.getframerate())
-        assert abs(measured - entry["duration_ms"]) <= 1, phrase
-        with open(path, "rb") as f:
-            assert "%08x" % zlib.crc32(f.read()) == entry["crc32"], phrase
+        clip = clips.Clip(os.path.join(folder, name))
+        assert clip.encoding == m["encoding"] and clip.block_align == m["block_align"]
+        assert clip.sample_rate == m["sample_rate"] and "sample_rate" not in entry
+        # The duration is the fact chunk's count: the data (whole blocks) holds more.
+        held = (clip.size - clip.data_offset) // 256 * 505
+        assert clip.frames <= held < clip.frames + 505, phrase
+        assert entry["duration_ms"] == round(clip.frames * 1000 / 16000), phrase
+        assert entry["crc32"] == clip.crc32, phrase
         files.add(name)
     on_disk = {n for n in os.listdir(folder) if n.endswith(".wav")}
     assert files == on_disk
@@ -231,55 +235,20 @@ def test_beep_patterns_say_how_many():
 # ----- the players, with fake hardware -----
 
 
-class FakeI2S:
-    """Takes one buffer at a time, like machine.I2S in non-blocking mode."""
-
-    def __init__(self):
-        self.out = bytearray()
-        self.handler = None
-        self.pending = False
-
-    def irq(self, handler):
-        self.handler = handler
-
-    def write(self, buf):
-        assert not self.pending, "a second write before the first was taken"
-        self.pending = True
-        self.out.extend(buf)
-
-    def take(self):
-        """The I2S has taken the pending buffer: its callback runs."""
-        self.pending = False
-        self.handler(self)
-
-    def drain(self):
-        while self.pending:
-            self.take()
-
-    @staticmethod
-    def shift(buf, bits, shift):
-        for i in range(0, len(buf), 2):
-            v = int.from_bytes(buf[i : i + 2], "little", signed=True) >> -shift
-            buf[i : i + 2] = v.to_bytes(2, "little", signed=True)
+def voice_clip(tmp_path, name="v.wav", frames=1000, seed=1):
+    """An 8-bit 8 kHz clip of a recorded pack: a user's pack may be PCM."""
+    rnd = random.Random(seed)
+    return pcm_wav(tmp_path / name, frames=bytes(rnd.randrange(256) for _ in range(frames)))
 
 
-def samples(data):
-    return [int.from_bytes(data[i : i + 2], "little", signed=True) for i in range(0, len(data), 2)]
+def pcm8(path, count=None):
+    with wave.open(path, "rb") as w:
+        return w.readframes(w.getnframes() if count is None else count)
 
 
-def write_wav(path, rate=8000, width=1, channels=1, frames=b"\x80" * 800):
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(channels)
-        w.setsampwidth(width)
-        w.setframerate(rate)
-        w.writeframes(frames)
-    return str(path)
-
-
-def test_i2s_streams_an_8bit_clip_widened_and_padded():
-    clip = os.path.join(SOUNDS, "zh", "count_1.wav")
-    with wave.open(clip, "rb") as w:
-        raw = w.readframes(w.getnframes())
+def test_i2s_streams_an_8bit_clip_widened_and_padded(tmp_path):
+    clip = voice_clip(tmp_path)
+    raw = pcm8(clip)
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 8000, chunk=256, volume=10)
     assert player.play(clip) and player.busy()
@@ -291,12 +260,11 @@ def test_i2s_streams_an_8bit_clip_widened_and_padded():
     assert set(out[len(raw) :]) <= {0}
 
 
-def test_i2s_volume_is_folded_into_the_palette():
+def test_i2s_volume_is_folded_into_the_palette(tmp_path):
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 8000, chunk=64, volume=5)
-    clip = os.path.join(SOUNDS, "zh", "count_2.wav")
-    with wave.open(clip, "rb") as w:
-        raw = w.readframes(64)
+    clip = voice_clip(tmp_path)
+    raw = pcm8(clip, 64)
     player.play(clip)
     out = samples(i2s.out[:128])
     assert out == [(b - 128) * player_i2s.GAIN[5] for b in raw]
@@ -306,7 +274,7 @@ def test_i2s_volume_is_folded_into_the_palette():
 
 def test_i2s_plays_16bit_clips_with_shift(tmp_path):
     frames = b"".join(v.to_bytes(2, "little", signed=True) for v in range(-3000, 3000, 20))
-    clip = write_wav(tmp_path / "c.wav", rate=16000, width=2, frames=frames)
+    clip = pcm_wav(tmp_path / "c.wav", rate=16000, width=2, frames=frames)
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 16000, chunk=128, volume=10)
     assert player.play(clip)
@@ -322,8 +290,10 @@ def test_i2s_plays_16bit_clips_with_shift(tmp_path):
 def test_i2s_refuses_what_it_cannot_play_without_failing(tmp_path):
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 8000)
-    stereo = write_wav(tmp_path / "s.wav", rate=44100, width=2, channels=2, frames=b"\0" * 400)
-    assert player.play(stereo) is False and "44100" in player.error
+    stereo = pcm_wav(tmp_path / "s.wav", rate=44100, width=2, channels=2, frames=b"\0" * 400)
+    assert player.play(stereo) is False and "2 channels: must be mono" in player.error
+    fast = pcm_wav(tmp_path / "f.wav", rate=44100, width=2, frames=b"\0" * 400)
+    assert player.play(fast) is False and "44100 Hz: the pack plays at 8000 Hz" in player.error
     assert player.play(str(tmp_path / "none.wav")) is False and "no clip" in player.error
     junk = tmp_path / "j.wav"
     junk.write_bytes(b"RIFF\0\0\0\0WAVEjunk")
@@ -347,15 +317,15 @@ def test_i2s_skips_extra_chunks_and_stops_at_the_data_end(tmp_path):
     assert samples(i2s.out) == [0, 256, -256, 127 * 256, -128 * 256] + [0] * 11
 
 
-def test_i2s_a_new_call_cuts_the_old_one():
+def test_i2s_a_new_call_cuts_the_old_one(tmp_path):
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 8000, chunk=128, volume=10)
-    player.play(os.path.join(SOUNDS, "zh", "sec_33.wav"))
+    player.play(voice_clip(tmp_path, "a.wav", 3000, seed=1))
     first = bytes(i2s.out)
-    player.play(os.path.join(SOUNDS, "zh", "count_3.wav"))  # the first buffer is in flight
+    second = voice_clip(tmp_path, "b.wav", 1000, seed=2)
+    player.play(second)  # the first buffer is in flight
     i2s.take()
-    with wave.open(os.path.join(SOUNDS, "zh", "count_3.wav"), "rb") as w:
-        head = [(b - 128) * 256 for b in w.readframes(128)]
+    head = [(b - 128) * 256 for b in pcm8(second, 128)]
     assert samples(i2s.out[len(first) :]) == head
     player.stop()
     i2s.take()
@@ -376,7 +346,7 @@ def test_i2s_plays_beep_patterns_as_square_waves():
 
 
 def test_i2s_micropython_framebuf_path_matches_cpython(micropython, tmp_path):
-    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
+    clip = voice_clip(tmp_path, frames=3000)
     script = tmp_path / "play.py"
     script.write_text(
         "import binascii\n"
@@ -452,18 +422,35 @@ def test_pwm_refuses_clips_and_silent_mode():
 def test_i2s_watchdog_goes_on_when_a_callback_is_lost():
     """An ESP32 with a full scheduler queue drops the I2S callback: without the watchdog the
     player would wait for it for ever, silent for the rest of the game."""
-    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
+    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")  # IMA ADPCM: 1010 bytes a block
     i2s = FakeI2S()
-    player = player_i2s.I2SPlayer(i2s, 8000, chunk=256, volume=10)
+    player = player_i2s.I2SPlayer(i2s, 16000, chunk=256, volume=10)
     player.poll(1000)
     assert player.play(clip)
     i2s.pending = False  # the callback for the first buffer never comes
-    player.poll(1000 + player_i2s.STUCK_MS - 1)
-    assert player.stuck == 0 and len(i2s.out) == 512  # not yet: it may only be slow
-    player.poll(1000 + player_i2s.STUCK_MS)
-    assert player.stuck == 1 and len(i2s.out) == 1024  # taken as lost: the next buffer
+    player.poll(1001)  # the first pass after the write: the buffer's time
+    player.poll(1001 + player_i2s.STUCK_MS - 1)
+    assert player.stuck == 0 and len(i2s.out) == 1010  # not yet: it may only be slow
+    player.poll(1001 + player_i2s.STUCK_MS)
+    assert player.stuck == 1 and len(i2s.out) == 2020  # taken as lost: the next buffer
     i2s.drain()  # callbacks come again: the clip plays to its end
     assert not player.busy()
     assert player.play(clip)  # and the next call plays as usual
     i2s.drain()
     assert player.stuck == 1 and not player.busy()
+
+
+def test_i2s_watchdog_never_takes_a_fresh_buffer_for_a_lost_one():
+    """A call started after the loop slept long (a deadline's pass: the call is made before
+    the announcer polls) is not stuck: its buffer is timed from the pass that first sees
+    it, not from the last poll, long ago. (It was: the buffer was written over at once.)"""
+    clip = os.path.join(SOUNDS, "zh", "sec_58.wav")
+    i2s = FakeI2S()  # asserts that no write comes while a buffer is out
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    player.poll(1000)
+    assert player.play(clip)  # 2 s later, at the deadline
+    player.poll(3000)
+    player.poll(3000 + player_i2s.STUCK_MS - 1)
+    assert player.stuck == 0 and i2s.sizes == [1010]
+    i2s.drain()
+    assert player.stuck == 0 and not player.busy()

@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO
 from goclock import voice
 from goclock.errors import GoclockError
+from support.wavs import adpcm_blocks, adpcm_wav_bytes
 
 SOUNDS = os.path.join(REPO, "sounds")
 
@@ -75,8 +76,8 @@ def test_a_non_pcm_or_broken_file_is_a_bad_format(zh):
     (zh / "count_4.wav").write_bytes(bytes(data))
     (zh / "count_6.wav").write_bytes(b"this is not audio")
     found = problems(zh)
-    assert any(p.startswith("bad format: count_4.wav: not plain PCM") for p in found)
-    assert any(p.startswith("bad format: count_6.wav: not plain PCM") for p in found)
+    assert "bad format: count_4.wav: format tag 3: must be PCM (1) or IMA ADPCM (17)" in found
+    assert "bad format: count_6.wav: not a WAV file" in found
 
 
 def test_a_clip_too_long_for_its_slot(zh):
@@ -126,6 +127,7 @@ def test_a_recorded_pack_needs_no_manifest(tmp_path):
     assert report.ok, report.problems
     m = voice.build_manifest(str(folder), "en")
     assert m["pack"] == "mine" and m["profile"] == "en" and m["sample_width"] == 2
+    assert m["encoding"] == "pcm" and "block_align" not in m
     assert m["phrases"]["last period"]["file"] == "left_periods_1.wav"
     assert m["device"]["battery_low"] == "battery low"
     assert voice.check(str(folder)).profile == "cn"  # no manifest, unknown name: cn
@@ -203,3 +205,60 @@ def test_push_of_a_bad_pack_uploads_nothing(zh):
     with pytest.raises(GoclockError, match="missing: 9"):
         voice.push(str(zh), lambda local, remote: sent.append(remote))
     assert sent == []
+
+
+# ----- IMA ADPCM packs (the shipped ones are) -----
+
+
+def test_an_adpcm_pack_has_its_encoding_in_the_manifest(zh):
+    m = voice.build_manifest(str(zh))
+    assert (m["encoding"], m["sample_rate"]) == ("ima-adpcm", 16000)
+    assert (m["block_align"], m["samples_per_block"]) == (256, 505)
+    assert "sample_width" not in m  # 4-bit codes: the width of PCM does not apply
+    entry = m["phrases"]["超时判负"]
+    with open(zh / "timeout.wav", "rb") as f:
+        data = f.read()
+    # The duration is the fact chunk's sample count, not the padded blocks' length.
+    fact = int.from_bytes(data[data.index(b"fact") + 8 :][:4], "little")
+    assert entry["duration_ms"] == round(fact * 1000 / 16000)
+
+
+def test_adpcm_header_faults_are_named_per_clip(zh):
+    good = adpcm_blocks(3, 256, seed=4)
+    (zh / "count_1.wav").write_bytes(adpcm_wav_bytes(good, 1200, fact=False))
+    (zh / "count_2.wav").write_bytes(adpcm_wav_bytes(good, 1200, align=300))
+    (zh / "count_3.wav").write_bytes(adpcm_wav_bytes(good, 1200)[:-300])  # cut short
+    (zh / "count_4.wav").write_bytes(adpcm_wav_bytes(good, 0))
+    found = problems(zh)
+    assert "bad format: count_1.wav: IMA ADPCM without a fact chunk (the clip's length)" in found
+    assert "bad format: count_2.wav: IMA ADPCM blocks of 300 bytes: must be 256 or 512" in found
+    assert "bad format: count_3.wav: cut short: 1200 samples said, the file holds 922" in found
+    assert "bad format: count_4.wav: no sound in it" in found
+
+
+def test_one_encoding_per_pack(zh):
+    # A clip in 512-byte blocks plays, but not in a pack of 256-byte ones; nor PCM at 16 kHz.
+    (zh / "count_5.wav").write_bytes(adpcm_wav_bytes(adpcm_blocks(1, 512, seed=2), 900, 512))
+    write_wav(zh / "count_6.wav", 300, rate=16000, width=2)
+    mixed = [p for p in problems(zh) if "mix formats" in p]
+    assert mixed == [
+        "bad format: the clips mix formats (16000 Hz IMA ADPCM in 256-byte blocks, 16000 Hz"
+        " IMA ADPCM in 512-byte blocks, 16000 Hz 16-bit): use one for all"
+    ]
+
+
+def test_a_recorded_adpcm_pack_in_512_byte_blocks_passes(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    profile = voice.load_profile("en")
+    for i, phrase in enumerate(voice.required_phrases(profile)):
+        samples = 4000 if phrase.isdigit() else 9000  # 0.25 s, 0.56 s
+        data = adpcm_blocks(-(-samples // 1017), 512, seed=i)
+        (folder / voice.file_name(phrase, profile)).write_bytes(
+            adpcm_wav_bytes(data, samples, align=512)
+        )
+    report = voice.check(str(folder), "en")
+    assert report.ok, report.problems
+    m = voice.build_manifest(str(folder), "en")
+    assert (m["encoding"], m["block_align"], m["samples_per_block"]) == ("ima-adpcm", 512, 1017)
+    assert m["phrases"]["1"]["duration_ms"] == 250

@@ -16,10 +16,11 @@ import os
 import select
 import shutil
 import subprocess
+import tempfile
 import time
 import tty
 
-from . import resources
+from . import clips, resources
 from .simulate import micropython_binary, micropython_env
 
 # What the desktop runs: the board's /main.py, the same two lines.
@@ -212,7 +213,11 @@ def _parse(line):
 
 
 class Speaker:
-    """The PC's audio player, if there is one; a newer clip cuts the one playing."""
+    """The PC's audio player, if there is one; a newer clip cuts the one playing.
+
+    IMA ADPCM clips (the shipped packs) are played from a 16-bit PCM copy decoded by the
+    firmware's decoder (goclock.clips.pcm_copy), made once per clip in a folder of the
+    Speaker's own: aplay takes PCM only."""
 
     COMMANDS = (
         ("aplay", ["aplay", "-q"]),
@@ -227,11 +232,18 @@ class Speaker:
                 self.command = cmd
                 break
         self._proc = None
+        self._copies = None  # tempfile.TemporaryDirectory of the PCM copies, made when needed
 
     def play(self, path):
         self.stop()
         if self.command is None or not os.path.exists(path):
             return
+        if self._copies is None:
+            self._copies = tempfile.TemporaryDirectory(prefix="goclock-speaker-")
+        try:
+            path = clips.pcm_copy(path, self._copies.name)
+        except (clips.ClipError, OSError):
+            return  # not a clip the check would pass: silent, the sim goes on
         try:
             self._proc = subprocess.Popen(
                 self.command + [path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

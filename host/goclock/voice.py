@@ -12,13 +12,12 @@ profile changes the limits with it.
 import json
 import os
 import re
-import struct
 import tempfile
-import wave
 import zlib
 
 from goclockfw.core import callplan
 
+from .clips import Clip, ClipError
 from .errors import GoclockError
 
 # Which call profile each shipped pack speaks; a pack's manifest names its own.
@@ -83,7 +82,8 @@ FINAL_MS = 2500  # the last count and the loss on time ("10" + "超时判负")
 DEVICE_MS = 3000  # device notices: not timed, but kept short
 PACK_LIMIT_BYTES = 600 * 1000  # fits a Pico's flash beside the firmware and the logs
 SAMPLE_RATES = (8000, 11025, 16000)
-SAMPLE_WIDTHS = (1, 2)  # bytes: 8-bit unsigned or 16-bit signed PCM
+# The encodings a player reads (goclockfw/audio/wavhead.py decides): PCM, 8-bit unsigned
+# or 16-bit signed, or IMA ADPCM in 256- or 512-byte blocks with a fact chunk.
 
 
 def device_phrases(profile_name):
@@ -244,62 +244,6 @@ def file_name(phrase, profile):
     return "phrase_%08x.wav" % zlib.crc32(phrase.encode("utf-8"))
 
 
-class ClipError(ValueError):
-    """A clip the clock cannot play; the message says why."""
-
-
-class Clip:
-    """What the WAV header of one clip says, and the file's checksum."""
-
-    def __init__(self, path):
-        self.path = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise ClipError("cannot read: %s" % exc.strerror) from None
-        tag = _format_tag(data)
-        if tag != 1:
-            raise ClipError("not plain PCM WAV (format tag %s): save as 16-bit PCM WAV" % tag)
-        try:
-            with wave.open(path, "rb") as w:
-                self.channels = w.getnchannels()
-                self.sample_width = w.getsampwidth()
-                self.sample_rate = w.getframerate()
-                self.frames = w.getnframes()
-        except (wave.Error, EOFError) as exc:
-            raise ClipError("not a readable WAV file: %s" % exc) from None
-        self.size = len(data)
-        self.crc32 = "%08x" % zlib.crc32(data)
-        self.duration_ms = (self.frames * 1000 + self.sample_rate // 2) // max(self.sample_rate, 1)
-
-    def format_problem(self):
-        """Why the clock cannot play this clip, or None."""
-        if self.channels != 1:
-            return "%d channels: must be mono" % self.channels
-        if self.sample_rate not in SAMPLE_RATES:
-            rates = ", ".join(str(r) for r in SAMPLE_RATES)
-            return "%d Hz: must be one of %s Hz" % (self.sample_rate, rates)
-        if self.sample_width not in SAMPLE_WIDTHS:
-            return "%d-bit: must be 8- or 16-bit" % (8 * self.sample_width)
-        if self.frames == 0:
-            return "no sound in it"
-        return None
-
-
-def _format_tag(data):
-    """The fmt chunk's format tag of a RIFF/WAVE file, or a word saying what is wrong."""
-    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        return "none: not a RIFF/WAVE file"
-    pos = 12
-    while pos + 8 <= len(data):
-        ident, size = struct.unpack_from("<4sI", data, pos)
-        if ident == b"fmt " and size >= 2:
-            return struct.unpack_from("<H", data, pos + 8)[0]
-        pos += 8 + size + (size & 1)
-    return "none: no fmt chunk"
-
-
 class Report:
     """The result of check(): problems make a pack unusable, notes do not."""
 
@@ -370,7 +314,7 @@ def check(pack_dir, profile_name=None):
         )
         return report
     entries = manifest["phrases"] if manifest else {}
-    formats = set()
+    formats = {}  # format key -> its description
     for phrase in required_phrases(profile):
         entry = entries.get(phrase)
         if manifest is not None and not isinstance(entry, dict):
@@ -386,17 +330,17 @@ def check(pack_dir, profile_name=None):
         except ClipError as exc:
             report.problems.append("bad format: %s: %s" % (fname, exc))
             continue
-        bad = clip.format_problem()
+        bad = format_problem(clip)
         if bad:
             report.problems.append("bad format: %s: %s" % (fname, bad))
             continue
-        formats.add((clip.sample_rate, clip.sample_width))
+        formats[clip.format_key()] = clip.describe()
         report.clips[phrase] = clip
         report.files[phrase] = fname
         if entry:
             _compare_entry(report, phrase, entry, clip)
     if len(formats) > 1:
-        found = ", ".join("%d Hz %d-bit" % (r, 8 * w) for r, w in sorted(formats))
+        found = ", ".join(formats[k] for k in sorted(formats))
         report.problems.append("bad format: the clips mix formats (%s): use one for all" % found)
     for rule in slot_rules(profile):
         if all(p in report.clips for p in rule.phrases):
@@ -408,6 +352,16 @@ def check(pack_dir, profile_name=None):
                 )
     _size_and_extras(report, pack_dir)
     return report
+
+
+def format_problem(clip):
+    """Why the clock cannot play this (readable) clip, or None."""
+    if clip.sample_rate not in SAMPLE_RATES:
+        rates = ", ".join(str(r) for r in SAMPLE_RATES)
+        return "%d Hz: must be one of %s Hz" % (clip.sample_rate, rates)
+    if clip.frames == 0:
+        return "no sound in it"
+    return None
 
 
 def _compare_entry(report, phrase, entry, clip):
@@ -430,9 +384,16 @@ def _size_and_extras(report, pack_dir):
         total += os.path.getsize(manifest_path)
     report.total_bytes = total
     if total > PACK_LIMIT_BYTES:
+        pcm = any(c.encoding == "pcm" for c in report.clips.values())
         report.problems.append(
-            "too big: %d bytes, at most %d: trim the silence, or convert the clips to 8 kHz"
-            " or 8-bit (sox in.wav -r 8000 -b 8 out.wav)" % (total, PACK_LIMIT_BYTES)
+            "too big: %d bytes, at most %d: trim the silence%s"
+            % (
+                total,
+                PACK_LIMIT_BYTES,
+                ", or convert the clips to IMA ADPCM (sox in.wav -r 16000 -e ima-adpcm out.wav)"
+                if pcm
+                else ", or speak faster",
+            )
         )
     for fname in sorted(os.listdir(pack_dir)):
         if fname.lower().endswith(".wav") and fname not in used:
@@ -450,29 +411,48 @@ def build_manifest(pack_dir, profile_name=None):
             shown.append("... and %d more" % (len(report.problems) - len(shown)))
         raise GoclockError("%s is not a usable pack:\n  %s" % (pack_dir, "\n  ".join(shown)))
     old = read_manifest(pack_dir) or {}
-    first = next(iter(report.clips.values()))
+    first = next(iter(report.clips.values()))  # every clip has its format (check says so)
     phrases = {}
     for phrase, clip in report.clips.items():
+        # No rate per phrase: a pack has one (check refuses a mix), said once below.
         phrases[phrase] = {
             "file": report.files[phrase],
             "duration_ms": clip.duration_ms,
-            "sample_rate": clip.sample_rate,
             "crc32": clip.crc32,
         }
-    return {
+    manifest = {
         "format": 1,
         "pack": old.get("pack") or os.path.basename(os.path.normpath(pack_dir)),
         "profile": report.profile,
         "sample_rate": first.sample_rate,
-        "sample_width": first.sample_width,
+        "encoding": first.encoding,
         "device": device_phrases(report.profile),
         "phrases": phrases,
     }
+    if first.encoding == "pcm":
+        manifest["sample_width"] = first.sample_width
+    else:
+        manifest["block_align"] = first.block_align
+        manifest["samples_per_block"] = first.samples_per_block
+    return manifest
 
 
 def manifest_text(manifest):
-    """Stable JSON text: sorted keys, one phrase a line, so regenerated packs diff cleanly."""
-    return json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    """Stable JSON text: sorted keys, one phrase a line, so regenerated packs diff cleanly;
+    no spaces inside a phrase's entry: the manifest counts toward the pack's 600 KB, and
+    the clock reads it whole (app/announcer.py) into a heap of a few hundred KB."""
+    mark = "\0phrases\0"
+    text = json.dumps(dict(manifest, phrases=mark), ensure_ascii=False, indent=1, sort_keys=True)
+    entries = [
+        " %s:%s"
+        % (
+            json.dumps(phrase, ensure_ascii=False),
+            json.dumps(entry, ensure_ascii=False, sort_keys=True, separators=(",", ":")),
+        )
+        for phrase, entry in sorted(manifest["phrases"].items())
+    ]
+    block = "{\n" + ",\n".join(entries) + "\n }" if entries else "{}"
+    return text.replace(json.dumps(mark), block) + "\n"
 
 
 def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None, profile_name=None):

@@ -8,11 +8,11 @@ from support.flashfs import flash_fs
 from support.ports import TestPorts
 
 
-def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None):
+def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None, ports=None):
     """A booted Session over `flash` (new when None; formatted when `fresh`), with the voice
-    packs in `sounds` (default: the repository's)."""
+    packs in `sounds` (default: the repository's); `ports`: a TestPorts subclass."""
     flash, fs = flash_fs(blocks, flash, fresh=fresh)
-    ports = TestPorts(fs, flash, sounds=sounds, player=player)
+    ports = (ports or TestPorts)(fs, flash, sounds=sounds, player=player)
     return Session(ports, now)
 
 

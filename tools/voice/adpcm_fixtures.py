@@ -6,8 +6,8 @@ tests/data/voice_adpcm/ gets
   - odd.wav: two blocks written by hand: the first with step index 200 (out of range:
     a decoder starts from 0), the second with extreme codes from a header at +32767;
   - *.sox.raw: sox's own decoding of each, 16-bit little-endian, every block in full;
-  - shipped.json: for every clip of sounds/adpcm/*/, the CRC-32 and sample count of sox's
-    decoding (make_packs.py calls write_shipped() after writing the packs).
+  - shipped.json: for every clip of the packs in sounds/, the CRC-32 and sample count of
+    sox's decoding (`make sounds` runs this after make_packs.py).
 CI needs no sox: the tests compare the firmware decoder with these.
 Run: python tools/voice/adpcm_fixtures.py
 """
@@ -76,10 +76,12 @@ def make_odd(path):
 
 
 def write_shipped(sounds=None):
-    sounds = sounds or os.path.join(ROOT, "sounds", "adpcm")
+    sounds = sounds or os.path.join(ROOT, "sounds")
     table = {}
     for pack in sorted(os.listdir(sounds)):
         folder = os.path.join(sounds, pack)
+        if not os.path.isdir(folder):
+            continue
         for name in sorted(os.listdir(folder)):
             if name.endswith(".wav"):
                 pcm = sox_decode(os.path.join(folder, name))
@@ -97,8 +99,7 @@ def main():
         make(path)
         with open(os.path.join(OUT, name + ".sox.raw"), "wb") as f:
             f.write(sox_decode(path))
-    if os.path.isdir(os.path.join(ROOT, "sounds", "adpcm")):
-        write_shipped()
+    write_shipped()
     print("written to", os.path.relpath(OUT, ROOT), file=sys.stderr)
 
 

@@ -8,14 +8,12 @@ For every phrase a pack needs (goclock.voice.required_phrases) this
      before and 30 ms after), then with sox: cuts below 100 Hz, speeds it up (tempo,
      pitch kept) only when it would not fit its slot, evens the level (norm -1 dB) and
      resamples to 16 kHz;
-  3. writes it twice:
-     - sounds/adpcm/<pack>/: 16 kHz IMA ADPCM (tag 0x11, 256-byte blocks, 505 samples a
-       block), the packs' format once the players decode it (firmware/goclockfw/audio/
-       adpcm.py); its manifest.json says "encoding": "ima-adpcm";
-     - sounds/<pack>/: the same clips as 8-bit PCM (8 kHz for zh, 16 kHz for ja and en),
-       what today's players and `goclock voice check` accept, within 600 KB.
-The slot limits come from goclock.voice.slot_rules, shared out as tools/make_sounds.py
-does. A pack's LICENSE/CREDITS files name the voice and its licence.
+  3. writes it into sounds/<pack>/ as 16 kHz IMA ADPCM (tag 0x11, 256-byte blocks, 505
+     samples a block), which the players decode (firmware/goclockfw/audio/adpcm.py).
+The manifest is goclock.voice.build_manifest's (it checks the pack as `goclock voice
+check` does: every phrase, every slot, 600 KB). The slot limits come from
+goclock.voice.slot_rules, shared out as tools/make_sounds.py does. A pack's
+LICENSE/CREDITS files name the voice and its licence.
 
 The output is reproducible: the models run on the CPU with fixed inputs, sox runs with -R
 and no dither. Run: python tools/voice/make_packs.py [PACK ...] (default: all).
@@ -56,7 +54,6 @@ PACKS = {
         "voice": "zm_yunxi",
         "speed": 1.0,  # the synthesizer's own speed
         "tempo": 1.15,  # then sox's tempo (pitch kept), for every clip
-        "pcm_rate": 8000,
         # phrase -> another voice for that phrase: zm_yunxi's 8秒, 9秒 and 17秒 were heard
         # as 翻证, 修秒 and 十几秒; zm_yunyang's (another man's voice) were heard right.
         "voices": {"8秒": "zm_yunyang", "9秒": "zm_yunyang", "17秒": "zm_yunyang"},
@@ -69,7 +66,6 @@ PACKS = {
         "tempo": 1.25,  # then sox's tempo (pitch kept), for every clip
         "count_speed": 0.9,  # the counts a little slower, and without the pack's tempo
         "count_tempo": 1.0,
-        "pcm_rate": 16000,
         "voices": {},
     },
     "en": {
@@ -78,7 +74,6 @@ PACKS = {
         "voice": "af_heart",
         "speed": 1.0,  # the synthesizer's own speed
         "tempo": 1.0,  # then sox's tempo (pitch kept), for every clip
-        "pcm_rate": 16000,
         "voices": {},
     },
 }
@@ -150,27 +145,6 @@ def to_adpcm(src, dst):
         raise RuntimeError("%s: sox wrote %d Hz, %d-byte blocks" % (dst, rate, align))
 
 
-def to_pcm8(src, dst, rate):
-    tmp = dst + ".sox.wav"
-    cmd = ["sox", "-R", "-D", src, "-b", "8", "-e", "unsigned-integer", tmp]
-    if rate != RATE:
-        cmd += ["lowpass", str(rate * 45 // 100), "rate", "-v", str(rate)]
-    subprocess.run(cmd, check=True)
-    with wave.open(tmp, "rb") as r:
-        params, frames = r.getparams(), r.readframes(r.getnframes())
-    with wave.open(dst, "wb") as w:  # a plain 44-byte header, whatever sox wrote
-        w.setnchannels(1)
-        w.setsampwidth(1)
-        w.setframerate(params.framerate)
-        w.writeframes(frames)
-    os.remove(tmp)
-
-
-def duration_ms(path):
-    with wave.open(path, "rb") as w:
-        return w.getnframes() * 1000 // w.getframerate()
-
-
 def pack_tempo(settings, phrase):
     """sox's tempo for `phrase` before any slot asks for more (counts have their own)."""
     if phrase.isdigit():
@@ -201,34 +175,6 @@ def render(pack, phrase, settings, tmp, tempo=1.0):
     return out, natural, tempo
 
 
-def adpcm_manifest(pack_dir, name, profile_name, files):
-    """The manifest of an ADPCM pack: like goclock.voice's, plus the encoding."""
-    phrases = {}
-    for phrase, fname in files.items():
-        path = os.path.join(pack_dir, fname)
-        rate, align, per_block, samples = wavio.adpcm_info(path)
-        with open(path, "rb") as f:
-            crc = "%08x" % zlib.crc32(f.read())
-        phrases[phrase] = {
-            "file": fname,
-            "duration_ms": (samples * 1000 + rate // 2) // rate,
-            "sample_rate": rate,
-            "crc32": crc,
-        }
-    return {
-        "format": 1,
-        "pack": name,
-        "profile": profile_name,
-        "sample_rate": RATE,
-        "sample_width": 2,
-        "encoding": "ima-adpcm",
-        "block_align": ADPCM_BLOCK,
-        "samples_per_block": 505,
-        "device": voice.device_phrases(profile_name),
-        "phrases": phrases,
-    }
-
-
 def clear(pack_dir):
     os.makedirs(pack_dir, exist_ok=True)
     for old in os.listdir(pack_dir):
@@ -239,10 +185,8 @@ def clear(pack_dir):
 def make_pack(name, settings, sounds):
     profile = voice.load_profile(settings["profile"])
     phrases = voice.required_phrases(profile)
-    pcm_dir = os.path.join(sounds, name)
-    adpcm_dir = os.path.join(sounds, "adpcm", name)
-    clear(pcm_dir)
-    clear(adpcm_dir)
+    pack_dir = os.path.join(sounds, name)
+    clear(pack_dir)
     files = {}
     sped = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -260,25 +204,15 @@ def make_pack(name, settings, sounds):
                 sys.exit("make_packs: %s %r needs tempo %.2f" % (name, phrase, tempo))
             fname = voice.file_name(phrase, profile)
             files[phrase] = fname
-            to_adpcm(path, os.path.join(adpcm_dir, fname))
-            to_pcm8(path, os.path.join(pcm_dir, fname), settings["pcm_rate"])
-    write_manifest(pcm_dir, voice.build_manifest(pcm_dir, settings["profile"]))
-    write_manifest(adpcm_dir, adpcm_manifest(adpcm_dir, name, settings["profile"], files))
-    for d in (pcm_dir, adpcm_dir):
-        credits.write(d, name, settings, sped)
-    report = voice.check(pcm_dir)
-    adpcm_bytes = sum(os.path.getsize(os.path.join(adpcm_dir, f)) for f in os.listdir(adpcm_dir))
-    total_ms = sum(duration_ms(os.path.join(pcm_dir, f)) for f in files.values())
+            to_adpcm(path, os.path.join(pack_dir, fname))
+    # build_manifest checks the pack as `goclock voice check` does, and stops on a problem.
+    write_manifest(pack_dir, voice.build_manifest(pack_dir, settings["profile"]))
+    credits.write(pack_dir, name, settings, sped)
+    report = voice.check(pack_dir)
+    samples = sum(wavio.adpcm_info(os.path.join(pack_dir, f))[3] for f in files.values())
     print(
-        "%s: %d clips, %.1f s of speech; ADPCM %d bytes, PCM %d bytes; sped up: %s"
-        % (
-            name,
-            len(files),
-            total_ms / 1000,
-            adpcm_bytes,
-            report.total_bytes,
-            ", ".join(sped) or "none",
-        )
+        "%s: %d clips, %.1f s of speech, %d bytes; sped up: %s"
+        % (name, len(files), samples / RATE, report.total_bytes, ", ".join(sped) or "none")
     )
     if not report.ok:
         sys.exit("\n".join(report.lines()))

@@ -85,6 +85,7 @@ _EN_EXTRA = {
     "resumed": "ɹəzˈumd",
     "restored": "ɹəstˈɔɹd",
     "byo-yomi": "bjˈOjˌOmi",
+    "arrived": "əɹˈIvd",  # "arrive" with the -d of "survived"
     "a": "ə",
 }
 _EN_LEX = None
@@ -119,8 +120,8 @@ def en_phonemes(phrase):
         text = phrase
     lex = _lexicon()
     out = []
-    for token in re.findall(r"[\w'-]+|[,.]", text.lower()):
-        if token in ",.":
+    for token in re.findall(r"[\w'-]+|[,.?]", text.lower()):
+        if token in ",.?":  # kept: Kokoro reads a question's rise from it
             out[-1] += token
             continue
         if token.isdigit():

@@ -1,14 +1,13 @@
 """Try voices for a pack and score each with the listening test, as the clock would play it.
 
 Every candidate is rendered like make_packs.py does (trim, fit to the slots, 16 kHz),
-encoded as IMA ADPCM and decoded by the firmware decoder (or as the 8-bit PCM fallback
-with --pcm), then transcribed. Prints one line per candidate and, with --json, keeps every
+encoded as IMA ADPCM and decoded by the firmware decoder, then transcribed. Prints one line per candidate and, with --json, keeps every
 transcription. A candidate is VOICE[+VOICE2:WEIGHT][@SPEED], e.g. zm_yunxi@1.1 (Kokoro's speed),
 zm_yunxi~1.2 (sox tempo for every clip),
 zm_yunxi#0.8 (Kokoro's speed for the counts), zm_yunxi, (a comma
 before a preset's number) or zm_yunxi+zf_xiaoxiao:0.3; the engine is the pack's unless VOICE is mei_normal (Open JTalk).
 
-Run: python tools/voice/tune.py PACK CANDIDATE [CANDIDATE ...] [--json OUT] [--pcm]
+Run: python tools/voice/tune.py PACK CANDIDATE [CANDIDATE ...] [--json OUT]
 """
 
 import argparse
@@ -53,7 +52,7 @@ def parse(candidate, base):
     return settings
 
 
-def render_pack(pack, settings, tmp, pcm, only=None):
+def render_pack(pack, settings, tmp, only=None):
     """{phrase: 16 kHz float32 samples} of the pack (or of the phrases matching `only`),
     fitted to its slots."""
     profile = voice.load_profile(settings["profile"])
@@ -71,13 +70,10 @@ def render_pack(pack, settings, tmp, pcm, only=None):
             worst, fastest = tempo, phrase
         if tempo > base:
             path = make_packs.render(pack, phrase, settings, tmp, tempo=tempo)[0]
-        out = path + (".pcm.wav" if pcm else ".adpcm.wav")
-        if pcm:
-            make_packs.to_pcm8(path, out, settings["pcm_rate"])
-        else:
-            make_packs.to_adpcm(path, out)
+        out = path + ".adpcm.wav"
+        make_packs.to_adpcm(path, out)
         clips[phrase] = listen.load_16k(out)
-        seconds += make_packs.duration_ms(path) / 1000
+        seconds += make_packs.wavio.adpcm_info(out)[3] / make_packs.RATE
     return clips, seconds, "%.2f (%s)" % (worst, fastest)
 
 
@@ -87,7 +83,6 @@ def main(argv):
     ap.add_argument("candidates", nargs="+")
     ap.add_argument("--json")
     ap.add_argument("--only", help="score only the phrases matching this regular expression")
-    ap.add_argument("--pcm", action="store_true", help="score the 8-bit PCM fallback instead")
     args = ap.parse_args(argv)
     base = make_packs.PACKS[args.pack]
     listener = listen.Listener()
@@ -100,7 +95,7 @@ def main(argv):
         t0 = time.time()
         settings = parse(candidate, base)
         with tempfile.TemporaryDirectory() as tmp:
-            clips, seconds, worst = render_pack(args.pack, settings, tmp, args.pcm, args.only)
+            clips, seconds, worst = render_pack(args.pack, settings, tmp, args.only)
         phrases = voice.required_phrases(voice.load_profile(base["profile"]))
         results = listen.score_clips(listener, lang, clips, phrases)
         s = listen.summary(results)
@@ -122,7 +117,7 @@ def main(argv):
             )
         )
         sys.stdout.flush()
-        kept[candidate + (" pcm" if args.pcm else "")] = {
+        kept[candidate] = {
             "seconds": seconds,
             "tempo": worst,
             "results": results,

@@ -19,6 +19,10 @@ Voice pack: <sounds>/<voice>/manifest.json, whose "phrases" give each
 phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...).
 A phrase without a clip, or a player that cannot play clips (a buzzer), gets
 its beep pattern (audio/beep.py): the clock never stays silent for want of a file.
+A clip the player refuses (damaged, another format) or that stops half way (a flash
+read error) is the player's `error`; each different one is handed to the session once,
+as `fault`, which logs it: a bad clip called every minute is logged once, not every
+minute (the last FAULTS different errors are remembered, until a pack is loaded).
 """
 
 import json
@@ -27,6 +31,7 @@ from goclockfw.core.ticks import ticks_diff
 
 STALE_MS = 1000
 QUEUE = 4  # calls of one tick, at most (the cn profile has two)
+FAULTS = 4  # player errors remembered, so that each is logged once
 
 
 class Announcer:
@@ -42,6 +47,9 @@ class Announcer:
         self.skipped = 0  # stale calls not spoken
         self.said = 0  # calls and notices started
         self.echo = None  # callable(phrase) told of every phrase started (the sim prints it)
+        self.fault = None  # a player error the session has not logged yet
+        self._faults = [None] * FAULTS  # the last ones handed over, newest at _fault_at
+        self._fault_at = 0
         self._queue = [None] * QUEUE
         self._qlen = 0
         self._group = None  # tick of the calls in the queue
@@ -74,6 +82,8 @@ class Announcer:
         manifest = phrases = None
         self.base = base
         self.clips = bytes(table)
+        for i in range(FAULTS):  # a new pack: its faults are news
+            self._faults[i] = None
         self.notices = notices
         self.rate = rate if isinstance(rate, int) and rate > 0 else 8000
         self.pack = voice
@@ -148,8 +158,10 @@ class Announcer:
         if player is None:
             return
         clip = self.clip(phrase)
-        if clip is not None and player.play(clip):
-            return
+        if clip is not None:
+            if player.play(clip):
+                return
+            self._check(player)
         from goclockfw.audio import (
             beep,  # only when a clip is missing: 3 KB of code not kept otherwise
         )
@@ -160,11 +172,20 @@ class Announcer:
         """Let a buzzer step on, and start the next call of the same tick when one ends."""
         if self._poll is not None:
             self._poll(now)
+        if self.player is not None:
+            self._check(self.player)  # a clip stopped half way
         if self._qlen:
             if self.player is None:
                 self._qlen = 0
             elif not self.player.busy():
                 self._start_next()
+
+    def _check(self, player):
+        err = player.error
+        if err is not None and err not in self._faults:  # string compares: no allocation
+            self._fault_at = (self._fault_at + 1) % FAULTS
+            self._faults[self._fault_at] = err
+            self.fault = err
 
     def busy(self):
         return self._qlen > 0 or (self.player is not None and self.player.busy())

@@ -340,6 +340,12 @@ class Session:
         r = self.records
         if r.mark_due_ms(clock, self.now) == 0:
             r.mark()
+        a = self.announcer
+        if a.fault is not None and not a.busy():
+            # A bad clip: logged once, when nothing plays (its beep has ended), not at the
+            # very moment of a call.
+            self.notice("voice", a.fault, now, speak=False)
+            a.fault = None
         if self.quiet(now):
             self._upkeep(running, now)
         if self.protocol.watching and (

@@ -3,15 +3,24 @@
 The board's hardware layer makes the `machine.I2S` object (TX, 16-bit, mono, at the
 pack's sample rate) and hands it over; nothing here touches pins. The player puts the
 I2S into non-blocking mode: each time a buffer has been taken, the I2S callback reads
-the next chunk of the clip from flash into the same preallocated buffer. So the clock's
-loop never waits for audio, and no memory is allocated per chunk. Opening a clip (a call,
-an event) allocates its file object and parses its header; that is all.
+the next piece of the clip from flash into the same preallocated buffer. So the clock's
+loop never waits for audio, and no memory is allocated per piece. Opening a clip (a call,
+an event) allocates its file object and parses its header (audio/wavhead.py); that is all.
 
-Clips: PCM WAV, mono, 8-bit (widened to 16-bit through a 256-entry palette: framebuf's
-blit does it in C, and the volume is folded into the palette) or 16-bit (volume by
-I2S.shift, in 6 dB steps). Patterns: (freq_hz, ms) steps from audio/beep.py, as square waves.
+Clips (audio/wavhead.py says which):
+- IMA ADPCM, the shipped packs: one block (256 or 512 bytes) read per callback and
+  decoded by audio/adpcm.py (viper) into 505 or 1017 16-bit samples; the clip ends after
+  the `fact` chunk's count of samples (the last block is padding past it);
+- PCM, a recorded pack: 8-bit (widened to 16-bit through a 256-entry palette: framebuf's
+  blit does it in C, and the volume is folded into the palette) or 16-bit, `chunk`
+  samples a callback.
+16-bit and ADPCM clips take their volume from I2S.shift, in 6 dB steps. Patterns:
+(freq_hz, ms) steps from audio/beep.py, as square waves.
 
-`play()` cuts whatever is playing: a new call always wins over a late old one.
+`play()` cuts whatever is playing: a new call always wins over a late old one. A clip
+that cannot be played is refused by play() (False, `error` says why: the announcer beeps
+instead); a clip that fails half way (a flash read error) stops, silent, with `error`
+set. Neither raises: nothing here may stop the clock.
 
 A watchdog in `poll(now)` (the announcer calls it every loop pass): the I2S callback is a
 scheduled one, and on an ESP32 a full scheduler queue (a bounce storm while the loop was
@@ -20,8 +29,8 @@ game. When a buffer has been out for STUCK_MS, far longer than it takes to play,
 callback is taken as lost and playback goes on (`stuck` counts it).
 """
 
-import struct
-
+from goclockfw.audio.adpcm import decode_block, samples_per_block
+from goclockfw.audio.wavhead import ADPCM, read_header
 from goclockfw.core.ticks import ticks_diff
 
 try:
@@ -31,60 +40,47 @@ except ImportError:  # CPython (tests): the same results through slow Python loo
 
 # Volume 0..10 as a gain in 1/256ths, about 3 dB a step; 0 is silence.
 GAIN = (0, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256)
-# 16-bit clips can only be shifted: 6 dB steps.
+# 16-bit and ADPCM clips can only be shifted: 6 dB steps.
 SHIFT = (16, 5, 4, 4, 3, 3, 2, 1, 1, 0, 0)
 TONE_LEVEL = 64  # square-wave amplitude per unit of gain (16384 at full volume)
-STUCK_MS = 500  # a buffer (32 ms of sound, plus the I2S ibuf's) is long played by then
-
-
-def read_header(f):
-    """(rate, sample_width, channels, data_bytes) of a WAV file; leaves `f` at the samples."""
-    head = f.read(12)
-    if len(head) < 12 or head[0:4] != b"RIFF" or head[8:12] != b"WAVE":
-        raise ValueError("not a WAV file")
-    fmt = None
-    while True:
-        chunk = f.read(8)
-        if len(chunk) < 8:
-            raise ValueError("no data chunk")
-        ident = chunk[0:4]
-        size = struct.unpack("<I", chunk[4:8])[0]
-        if ident == b"data":
-            if fmt is None:
-                raise ValueError("data before fmt")
-            return fmt[0], fmt[1], fmt[2], size
-        if ident != b"fmt ":
-            f.seek(size + (size & 1), 1)  # LIST and other chunks: skipped, never read
-            continue
-        body = f.read(size + (size & 1))
-        if len(body) < 16:
-            raise ValueError("short fmt chunk")
-        tag, channels, rate = struct.unpack("<HHI", body[0:8])
-        bits = struct.unpack("<H", body[14:16])[0]
-        if tag != 1:
-            raise ValueError("not PCM")
-        fmt = (rate, bits // 8, channels)
+# A buffer (32 ms of PCM, 32 or 64 ms of ADPCM, plus the I2S ibuf's 128 ms at 16 kHz) is
+# long played by then.
+STUCK_MS = 500
+BLOCKS = (256, 512)  # the ADPCM block sizes (wavhead.ADPCM_BLOCKS): a buffer view each
 
 
 class I2SPlayer:
     def __init__(self, i2s, rate, chunk=512, volume=7, opener=open):
         self.rate = rate
         self.volume = 0
-        self.error = None  # why the last play() refused, for the log
+        self.error = None  # why the last clip was refused or stopped, for the log
         self._i2s = i2s
         self._open = opener
         self._chunk = chunk
-        self._raw = bytearray(chunk)  # 8-bit samples as read from flash
-        self._out = bytearray(2 * chunk)  # 16-bit samples for the I2S
+        # What is read from flash (8-bit samples, or an ADPCM block) and what goes to the
+        # I2S (16-bit samples): made once, big enough for the largest block.
+        self._raw = bytearray(max(chunk, BLOCKS[-1]))
+        out_samples = max(chunk, samples_per_block(BLOCKS[-1]))
+        self._out = bytearray(2 * out_samples)
+        raw, out = memoryview(self._raw), memoryview(self._out)
+        # The views each kind of clip reads into and sends: made here, so that a callback
+        # never slices (a slice of a buffer is a new object).
+        self._pcm_in = raw[:chunk]
+        self._pcm_out = out[: 2 * chunk]
+        self._block_in = tuple(raw[:b] for b in BLOCKS)
+        self._block_out = tuple(out[: 2 * samples_per_block(b)] for b in BLOCKS)
+        self._src = self._pcm_in
+        self._send = self._pcm_out
         self._palette = bytearray(512)  # 8-bit sample -> 16-bit sample, volume included
         if framebuf:
             self._fb_raw = framebuf.FrameBuffer(self._raw, chunk, 1, framebuf.GS8)
-            self._fb_out = framebuf.FrameBuffer(self._out, chunk, 1, framebuf.RGB565)
+            self._fb_out = framebuf.FrameBuffer(self._out, out_samples, 1, framebuf.RGB565)
             self._fb_pal = framebuf.FrameBuffer(self._palette, 256, 1, framebuf.RGB565)
         self._shift = getattr(type(i2s), "shift", None)
         self._file = None
         self._left = 0  # samples of the clip still to send
-        self._width = 1
+        self._bits = 8  # of the clip playing: 8 or 16 (PCM), wavhead.ADPCM
+        self._per_block = 0  # samples an ADPCM block decodes to
         self._steps = None  # a beep pattern instead of a clip
         self._step = 0
         self._step_left = 0
@@ -92,8 +88,8 @@ class I2SPlayer:
         self._phase = 0
         self._busy = False
         self._in_flight = False
-        self._sent_at = 0  # tick of the last buffer handed over (`poll` sets it)
-        self._now = 0
+        self._sent_at = 0  # tick of the first poll that saw the buffer out
+        self._stamped = True  # False: a buffer went out since the last poll
         self.stuck = 0  # callbacks taken as lost (the watchdog restarted playback)
         self.set_volume(volume)
         i2s.irq(self._on_sent)
@@ -133,10 +129,11 @@ class I2SPlayer:
             self._steps = what
             self._step = -1
             self._step_left = 0
+            self._send = self._pcm_out
         self._busy = True
         if not self._in_flight:
             self._feed()
-        return True
+        return self._busy  # False when the first block could not be read: `error` says why
 
     def _open_clip(self, path):
         try:
@@ -145,30 +142,38 @@ class I2SPlayer:
             self.error = "no clip " + path
             return False
         try:
-            rate, width, channels, size = read_header(f)
+            bits, rate, frames, align = read_header(f)
+            if rate != self.rate:
+                raise ValueError("%d Hz: the pack plays at %d Hz" % (rate, self.rate))
         except (ValueError, OSError) as exc:
             self.error = "%s: %s" % (path, exc)
             f.close()
             return False
-        if rate != self.rate or channels != 1 or width not in (1, 2):
-            self.error = "%s: %d Hz, %d ch, %d-bit: want %d Hz mono 8/16-bit" % (
-                path,
-                rate,
-                channels,
-                8 * width,
-                self.rate,
-            )
-            f.close()
-            return False
         self._file = f
-        self._width = width
-        self._left = size // width
+        self._bits = bits
+        self._left = frames
+        if bits == ADPCM:
+            i = BLOCKS.index(align)
+            self._src = self._block_in[i]
+            self._send = self._block_out[i]
+            self._per_block = samples_per_block(align)
+        else:
+            self._src = self._pcm_in
+            self._send = self._pcm_out
         return True
 
     def poll(self, now):
-        """The watchdog: a buffer out for STUCK_MS means its callback was lost."""
-        self._now = now
-        if self._in_flight and ticks_diff(now, self._sent_at) >= STUCK_MS:
+        """The watchdog: a buffer out for STUCK_MS means its callback was lost.
+
+        The player reads no clock: a buffer's time is that of the first poll that sees it
+        out (one loop pass after the write at most). Not the last poll's time: a call
+        started after a long sleep would look stuck at once, and be written over."""
+        if not self._in_flight:
+            return
+        if not self._stamped:
+            self._sent_at = now
+            self._stamped = True
+        elif ticks_diff(now, self._sent_at) >= STUCK_MS:
             self.stuck += 1
             self._in_flight = False
             if self._busy:
@@ -181,35 +186,59 @@ class I2SPlayer:
             self._feed()
 
     def _feed(self):
-        if self._steps is not None:
-            done = not self._tones()
-        elif self._file is not None:
-            done = not self._samples()
-        else:
-            done = True
-        if done:
+        try:
+            if self._steps is not None:
+                more = self._tones()
+            elif self._file is None:
+                more = False
+            elif self._bits == ADPCM:
+                more = self._block()
+            else:
+                more = self._samples()
+        except Exception as exc:  # a flash read error under a clip, say
+            # Run from the I2S callback and from the loop (play, poll): whatever a damaged
+            # clip or flash does, the clock goes on, silent, and the log is told.
+            self.error = "clip stopped: %r" % exc
+            more = False
+        if not more:
             self.stop()
             return
         self._in_flight = True
-        self._sent_at = self._now  # as of the last poll: the watchdog's reference
-        self._i2s.write(self._out)
+        self._stamped = False  # the next poll takes its time as the watchdog's reference
+        self._i2s.write(self._send)
+
+    def _block(self):
+        # One ADPCM block from flash, decoded in place of the last one.
+        if self._left <= 0:
+            return False
+        n = self._file.readinto(self._src)
+        got = decode_block(self._raw, n, self._out)
+        count = got if got < self._left else self._left
+        if count <= 0:
+            return False
+        self._left -= count
+        if count < self._per_block:
+            self._fill(count, self._per_block - count, 0)  # past the clip's end: silence
+        if self._shift and SHIFT[self.volume]:
+            self._shift(buf=self._send, bits=16, shift=-SHIFT[self.volume])
+        return True
 
     def _samples(self):
         if self._left <= 0:
             return False
-        if self._width == 1:
-            n = self._file.readinto(self._raw)
+        if self._bits == 8:
+            n = self._file.readinto(self._src)
             count = n if n < self._left else self._left
             if count <= 0:
                 return False
             self._widen()
         else:
-            n = self._file.readinto(self._out) // 2
+            n = self._file.readinto(self._send) // 2
             count = n if n < self._left else self._left
             if count <= 0:
                 return False
             if self._shift and SHIFT[self.volume]:
-                self._shift(buf=self._out, bits=16, shift=-SHIFT[self.volume])
+                self._shift(buf=self._send, bits=16, shift=-SHIFT[self.volume])
         self._left -= count
         if count < self._chunk:
             self._fill(count, self._chunk - count, 0)  # silence after the clip's end

@@ -7,6 +7,11 @@ tuple of (freq_hz, ms) steps from audio/beep.py, freq 0 being a rest. The clock'
 pattern never blocks the loop and no step drifts (each end is counted from the pattern's
 start, not from the poll that noticed it). Clips cannot be played here: `play(path)`
 returns False, and the app uses beep.pattern(phrase) on buzzer boards.
+
+Why no speech on PWM: a clip needs a new duty value 8000-16000 times a second. MicroPython
+has no DMA path from a buffer to a PWM compare register that works on both boards, and its
+timer callbacks are scheduled, not run at that rate; nor does a piezo buzzer render speech
+intelligibly. Speech needs the I2S amplifier (audio/player_i2s.py).
 """
 
 from goclockfw.core.ticks import ticks_diff
@@ -21,6 +26,7 @@ class PwmPlayer:
         self._pwm = pwm
         self._clock = clock
         self.volume = 0
+        self.error = None  # never set: a buzzer has no clip to fail (the announcer asks)
         self._steps = None
         self._step = 0
         self._start = 0

@@ -1,8 +1,9 @@
 """The desktop board's speaker (desktop/board.py uses it; the flash is desktop/flash.py).
 
 The speaker tells the launcher (tools/sim.py) which clip to play, as a JSON line on
-stdout, and is busy for the clip's length, read from its WAV header, so the announcer
-queues and cuts calls as on a board.
+stdout, and is busy for the clip's length, read from its WAV header by the players' own
+parser (audio/wavhead.py: PCM or IMA ADPCM), so the announcer queues and cuts calls as on
+a board, and a clip the clock's players would refuse is refused here too.
 """
 
 from goclockfw.core.ticks import ticks_add, ticks_diff
@@ -47,12 +48,12 @@ class DesktopPlayer:
         return True
 
     def _clip_ms(self, path):
-        from goclockfw.audio.player_i2s import read_header
+        from goclockfw.audio.wavhead import read_header
 
         try:
             with open(path, "rb") as f:
-                rate, width, channels, size = read_header(f)
+                _, rate, frames, _ = read_header(f)
         except (OSError, ValueError) as e:
             self.error = "%s: %s" % (path, e)
             return -1
-        return size * 1000 // (rate * width * channels)
+        return frames * 1000 // rate if rate > 0 else 0

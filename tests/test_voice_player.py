@@ -1,0 +1,372 @@
+"""The I2S player on IMA ADPCM clips: what it sends, what it refuses, and what it never does
+(allocate per block, raise, stop the clock).
+
+The decoder itself is checked against sox in test_voice_adpcm.py; here the player is
+checked to send those samples, block after block, cut at the `fact` count, and to turn
+every damaged header into a refusal with a reason (the same one `goclock voice check`
+gives), never an exception. The last tests run the player under the MicroPython unix port
+with the heap locked, and a session whose pack has a bad clip.
+"""
+
+import json
+import os
+import random
+import sys
+import zlib
+
+import pytest
+
+from conftest import REPO, run_micropython
+from goclock import clips
+from goclock.simulator import Speaker
+from goclockfw.audio import player_i2s
+from goclockfw.core.gameclock import RUNNING
+from goclockfw.desktop.parts import DesktopPlayer
+from support.ports import TestPorts as Ports
+from support.sessions import make_session
+from support.vclock import VirtualClock
+from support.wavs import FakeI2S, adpcm_blocks, adpcm_wav_bytes, decoded, pcm_wav, samples
+
+DATA = os.path.join(REPO, "tests", "data", "voice_adpcm")
+SOUNDS = os.path.join(REPO, "sounds")
+
+
+def sox_samples(name):
+    with open(os.path.join(DATA, name + ".sox.raw"), "rb") as f:
+        return samples(f.read())
+
+
+def fact_of(path):
+    return clips.Clip(path).frames
+
+
+def test_a_sox_clip_is_sent_as_sox_decodes_it_block_by_block():
+    clip = os.path.join(DATA, "sweep.wav")
+    count = fact_of(clip)
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    assert player.play(clip) and player.busy()
+    i2s.drain()
+    assert not player.busy() and player.error is None
+    blocks = -(-count // 505)
+    assert i2s.sizes == [1010] * blocks  # one decoded block a callback
+    out = samples(i2s.out)
+    assert out[:count] == sox_samples("sweep")[:count]
+    assert out[count:] == [0] * (blocks * 505 - count)  # the padding is not played
+
+
+def test_512_byte_blocks_and_a_short_last_block(tmp_path):
+    data = adpcm_blocks(3, 512, seed=5, last=100)  # the last block: 100 bytes, 193 samples
+    count = 2 * 1017 + 150
+    path = tmp_path / "c.wav"
+    path.write_bytes(adpcm_wav_bytes(data, count, align=512))
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    assert player.play(str(path))
+    i2s.drain()
+    assert i2s.sizes == [2034] * 3
+    out = samples(i2s.out)
+    assert out[:count] == decoded(data, 512, count)
+    assert out[count:] == [0] * (3 * 1017 - count)
+
+
+def test_the_volume_is_an_i2s_shift():
+    clip = os.path.join(DATA, "sweep.wav")
+    count = fact_of(clip)
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=7)  # SHIFT[7] == 1: half
+    player.play(clip)
+    i2s.drain()
+    assert samples(i2s.out)[:count] == [v >> 1 for v in sox_samples("sweep")[:count]]
+
+
+def test_a_new_call_cuts_an_adpcm_clip_for_a_pcm_one(tmp_path):
+    # A pack is one format, but the player takes any clip at its rate, one after another.
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, chunk=128, volume=10)
+    assert player.play(os.path.join(DATA, "sweep.wav"))
+    pcm = pcm_wav(tmp_path / "p.wav", rate=16000, frames=bytes(range(200)))
+    assert player.play(pcm)  # the first block is in flight
+    i2s.drain()
+    assert i2s.sizes == [1010, 256, 256]
+    assert samples(i2s.out[1010:])[:200] == [(b - 128) * 256 for b in range(200)]
+
+
+GOOD = adpcm_blocks(2, 256, seed=3)
+# name: (the file's bytes, what the refusal says). Each is a header a damaged flash, a
+# wrong export or a hand-made file could give.
+BAD = {
+    "ms-adpcm": (adpcm_wav_bytes(GOOD, 900, tag=2), "format tag 2: must be PCM (1) or IMA"),
+    "no fact": (adpcm_wav_bytes(GOOD, 900, fact=False), "without a fact chunk"),
+    "300-byte blocks": (
+        adpcm_wav_bytes(GOOD, 900, align=300),
+        "IMA ADPCM blocks of 300 bytes: must be 256 or 512",
+    ),
+    "odd block size": (adpcm_wav_bytes(GOOD, 900, align=257), "blocks of 257 bytes"),
+    "samples per block wrong": (
+        adpcm_wav_bytes(GOOD, 900, per_block=1017),
+        "1017 samples per 256-byte block, expected 505",
+    ),
+    "stereo": (adpcm_wav_bytes(GOOD, 900, channels=2), "mono, 4 bits"),
+    "3-bit": (adpcm_wav_bytes(GOOD, 900, bits=3), "mono, 4 bits"),
+    "fact past the data": (adpcm_wav_bytes(GOOD, 1011), "fact says 1011 samples, the data"),
+    "huge fmt": (adpcm_wav_bytes(GOOD, 900, fmt_size=0xFFFFFFF0), "fmt chunk of 4294967280"),
+    "rate 0": (adpcm_wav_bytes(GOOD, 900, rate=0), "a sample rate of 0 Hz"),
+    "header cut": (adpcm_wav_bytes(GOOD, 900)[:30], "short fmt chunk"),
+    "no data": (adpcm_wav_bytes(GOOD, 900)[:56], "no data chunk"),
+    "not RIFF": (b"ID3\x04" + bytes(60), "not a WAV file"),
+    "empty": (b"", "not a WAV file"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_bad_header_is_refused_with_its_reason_by_player_desktop_and_check(tmp_path, name):
+    data, reason = BAD[name]
+    path = tmp_path / "bad.wav"
+    path.write_bytes(data)
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    assert player.play(str(path)) is False
+    assert reason in player.error and not player.busy() and i2s.out == bytearray()
+    desk = DesktopPlayer(None, 5)
+    assert desk.play(str(path)) is False and reason in desk.error
+    with pytest.raises(clips.ClipError, match=reason.split(":")[0]):
+        clips.Clip(str(path))
+
+
+def test_the_wrong_rate_is_refused():
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 8000, volume=10)
+    assert player.play(os.path.join(DATA, "sweep.wav")) is False
+    assert "16000 Hz: the pack plays at 8000 Hz" in player.error
+
+
+def test_damaged_headers_never_raise(tmp_path):
+    """Bytes of a good clip's header changed at random (a worn flash): play() says yes or
+    no, never raises, and what it plays ends."""
+    good = open(os.path.join(DATA, "sweep.wav"), "rb").read()
+    rnd = random.Random(11)
+    refused = 0
+    for i in range(400):
+        data = bytearray(good)
+        for _ in range(rnd.randint(1, 4)):
+            data[rnd.randrange(64)] = rnd.randrange(256)
+        if i % 7 == 0:
+            data = data[: rnd.randrange(80)]
+        path = tmp_path / "d.wav"
+        path.write_bytes(bytes(data))
+        i2s = FakeI2S()
+        player = player_i2s.I2SPlayer(i2s, 16000, chunk=128, volume=10)
+        if player.play(str(path)):
+            i2s.drain(limit=2000)
+        else:
+            refused += 1
+            assert player.error
+        assert not player.busy()
+    assert 50 < refused < 400  # both outcomes were met
+
+
+class FailingFile:
+    """A clip file whose reads fail after `good` of them (a flash read error)."""
+
+    def __init__(self, path, good):
+        self._f = open(path, "rb")
+        self._good = good
+
+    def read(self, n):
+        return self._f.read(n)
+
+    def seek(self, off, whence=0):
+        return self._f.seek(off, whence)
+
+    def readinto(self, buf):
+        if self._good <= 0:
+            raise OSError(5, "EIO")
+        self._good -= 1
+        return self._f.readinto(buf)
+
+    def close(self):
+        self._f.close()
+
+
+def test_a_read_error_half_way_stops_the_clip_silently():
+    i2s = FakeI2S()
+    opener = lambda path, mode: FailingFile(path, good=2)  # noqa: E731
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10, opener=opener)
+    assert player.play(os.path.join(DATA, "sweep.wav"))
+    i2s.drain()  # no exception out of the callback
+    assert not player.busy() and i2s.sizes == [1010, 1010]
+    assert player.error.startswith("clip stopped: ") and "EIO" in player.error
+    assert player.play(os.path.join(DATA, "sweep.wav"))  # the next call plays again
+    assert player.error is None
+    # A first block that cannot be read: refused, so that the announcer beeps instead.
+    player = player_i2s.I2SPlayer(FakeI2S(), 16000, opener=lambda p, m: FailingFile(p, good=0))
+    assert player.play(os.path.join(DATA, "sweep.wav")) is False
+    assert player.error.startswith("clip stopped: ") and not player.busy()
+
+
+# ----- a session whose pack has bad clips -----------------------------------------------
+
+
+class I2SPorts(Ports):
+    """The test ports with the real I2S player (a fake I2S behind it, taking a buffer a
+    loop pass); `failing` names clips whose reads fail after the first block."""
+
+    failing = ()
+
+    def make_player(self, rate, volume):
+        self.i2s = FakeI2S()
+
+        def opener(path, mode):
+            if os.path.basename(path) in self.failing:
+                return FailingFile(path, good=1)
+            return open(path, mode)
+
+        player = player_i2s.I2SPlayer(self.i2s, rate, volume=volume, opener=opener)
+        i2s, watchdog = self.i2s, player.poll
+
+        def poll(now):
+            # Called by the announcer every loop pass: the I2S has taken the buffer since
+            # the last pass (its callback runs), then the player's own watchdog.
+            if i2s.pending:
+                i2s.take()
+            watchdog(now)
+
+        player.poll = poll
+        self.player = player
+        return player
+
+
+def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
+    import shutil
+
+    sounds = tmp_path / "sounds"
+    shutil.copytree(os.path.join(SOUNDS, "zh"), sounds / "zh")
+    (sounds / "zh" / "sec_20.wav").write_bytes(b"RIFF junk")  # refused at once
+    I2SPorts.failing = ("sec_10.wav",)  # stops after its first block
+    session = make_session(sounds=str(sounds), ports=I2SPorts)
+    clock = VirtualClock(session)
+    tc = {"type": "byoyomi", "main": 5, "periods": 2, "period": 30}
+    clock.configure(tc, voice="zh")
+    player = session.ports.player
+    assert isinstance(player, player_i2s.I2SPlayer) and player.rate == 16000
+    clock.start()
+    clock.run(5000 + 30000 + 29000)  # two periods: "10秒" and "20秒" said in each
+    assert clock.state() == RUNNING  # in the last period, counting
+    text = clock.log(session.journal.current).decode()
+    log = [json.loads(x) for x in text.splitlines() if x.startswith("{")]  # not the marks
+    # Every call the clock made was started, the ones after the bad clips too.
+    calls = [x for x in log if x["event"] == "call"]
+    assert len(calls) == session.announcer.said > 15
+    messages = sorted(x["message"] for x in log if x.get("notice") == "voice")
+    assert len(messages) == 2, messages  # each bad clip once, though each was called twice
+    assert messages[0].endswith("/zh/sec_20.wav: not a WAV file")  # a path sorts first
+    assert messages[1] == "clip stopped: OSError(5, 'EIO')"
+
+
+# ----- MicroPython: no allocation per block ----------------------------------------------
+
+DRIVER = """
+import binascii, json, micropython, sys
+from goclockfw.audio import player_i2s
+
+class I2S:
+    # What machine.I2S gives the player, recording nothing but a CRC and counts: no
+    # allocation of its own while the heap is locked.
+    def __init__(self):
+        self.crc = 0
+        self.writes = 0
+        self.sent = 0
+    def irq(self, handler):
+        self.handler = handler
+    def write(self, buf):
+        self.crc = binascii.crc32(buf, self.crc)
+        self.writes += 1
+        self.sent += len(buf)
+    @staticmethod
+    def shift(buf, bits, shift):
+        # machine.I2S.shift's arithmetic, 16-bit samples shifted right by -shift.
+        n = len(buf)
+        i = 0
+        while i < n:
+            v = buf[i] | buf[i + 1] << 8
+            if v >= 32768:
+                v -= 65536
+            v >>= -shift
+            buf[i] = v & 255
+            buf[i + 1] = (v >> 8) & 255
+            i += 2
+
+out = {}
+for path, volume in ((sys.argv[1], 10), (sys.argv[1], 6), (sys.argv[2], 10), (sys.argv[3], 8)):
+    i2s = I2S()
+    p = player_i2s.I2SPlayer(i2s, 16000, volume=volume)
+    assert p.play(path)  # opening a clip may allocate: the file, the header
+    t = 0
+    micropython.heap_lock()  # from here, any allocation raises MemoryError
+    try:
+        while p.busy():
+            t += 31
+            p.poll(t)  # the announcer's call every loop pass (the watchdog)
+            p._on_sent(i2s)  # the I2S took the buffer: the next block
+    finally:
+        micropython.heap_unlock()
+    out["%s@%d" % (path.rsplit("/", 1)[1], volume)] = [i2s.crc, i2s.writes, i2s.sent, p.error]
+print(json.dumps(out))
+"""
+
+
+def test_playing_a_clip_allocates_nothing_per_block_on_micropython(micropython, tmp_path):
+    script = tmp_path / "player_heap.py"
+    script.write_text(DRIVER)
+    shipped = os.path.join(SOUNDS, "zh", "timeout_pass.wav")  # the longest zh clip
+    big = tmp_path / "b512.wav"
+    big.write_bytes(adpcm_wav_bytes(adpcm_blocks(4, 512, seed=9, last=300), 3 * 1017 + 400, 512))
+    pcm = pcm_wav(tmp_path / "p16.wav", rate=16000, width=2, frames=bytes(range(256)) * 20)
+    out = run_micropython(micropython, str(script), shipped, str(big), pcm)
+    assert out.returncode == 0, out.stderr.decode()
+    got = json.loads(out.stdout)
+    # The same player on CPython sends the same bytes: nothing was cut short by a
+    # MemoryError under the lock (it would have stopped the clip with an error).
+    for (path, volume), key in zip(
+        ((shipped, 10), (shipped, 6), (str(big), 10), (pcm, 8)),
+        ("timeout_pass.wav@10", "timeout_pass.wav@6", "b512.wav@10", "p16.wav@8"),
+    ):
+        i2s = FakeI2S()
+        player = player_i2s.I2SPlayer(i2s, 16000, volume=volume)
+        player.play(path)
+        i2s.drain()
+        assert got[key] == [zlib.crc32(i2s.out), len(i2s.sizes), len(i2s.out), None], key
+    assert got["timeout_pass.wav@10"][1] > 30  # over 30 blocks went through the lock
+
+
+def test_the_simulator_speaker_plays_a_pcm_copy(tmp_path):
+    clip = os.path.join(DATA, "sweep.wav")
+    copy = clips.pcm_copy(clip, str(tmp_path))
+    assert copy != clip and copy.endswith(".wav")
+    c = clips.Clip(copy)
+    assert (c.encoding, c.bits, c.sample_rate, c.frames) == ("pcm", 16, 16000, fact_of(clip))
+    with open(copy, "rb") as f:
+        f.seek(c.data_offset)
+        assert samples(f.read()) == sox_samples("sweep")[: c.frames]
+    assert clips.pcm_copy(clip, str(tmp_path)) == copy  # made once
+    pcm = pcm_wav(tmp_path / "p.wav")
+    assert clips.pcm_copy(pcm, str(tmp_path)) == pcm  # PCM is played as it is
+
+
+def test_the_simulator_speaker_hands_the_pc_player_a_pcm_copy(tmp_path):
+    seen = tmp_path / "seen.txt"
+    speaker = Speaker()
+    # A stand-in for aplay: writes down the file it was given.
+    speaker.command = [
+        sys.executable,
+        "-c",
+        "import sys; open(%r, 'w').write(sys.argv[1])" % str(seen),
+    ]
+    speaker.play(os.path.join(DATA, "sweep.wav"))
+    speaker._proc.wait(timeout=30)
+    played = seen.read_text()
+    assert played != os.path.join(DATA, "sweep.wav")
+    assert clips.Clip(played).encoding == "pcm"
+    speaker.play(os.path.join(DATA, "odd.wav.missing"))  # no such clip: nothing, no error
+    assert speaker._proc is None
