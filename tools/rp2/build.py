@@ -13,9 +13,9 @@ Hurdles, each handled here and nowhere else:
   the README placeholders that the build checks for are created empty;
 - the board manifest's require() lines need micropython-lib, which Debian does not ship:
   patches/0001 drops them (onewire, ds18x20, dht, neopixel: nothing goclock uses);
-- picotool is not packaged: PICO_NO_PICOTOOL=1, then uf2.py turns firmware.bin into a UF2;
-- MicroPython 1.25's mpy-tool.py cannot freeze a float constant beyond single precision
-  (firmware/logline.py has 1e300): patches/0002 makes it take infinity, as the chip would.
+- picotool is not packaged: PICO_NO_PICOTOOL=1, then uf2.py turns firmware.bin into a UF2.
+(MicroPython 1.25's mpy-tool.py cannot freeze a float constant beyond single precision;
+the firmware keeps none, so that needs no patch.)
 
 A build takes minutes, so its result is cached, keyed on a hash of its inputs: the pinned
 package versions, the patches, this script and uf2.py, the toolchain's version, and the
