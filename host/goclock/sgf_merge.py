@@ -20,7 +20,7 @@ An untimed game has no time left to write: its root loses TM/OT and its moves ge
 from sgfmill import sgf
 
 from . import sgf_tc
-from .errors import GoclockError
+from .errors import DeviceIOError, GoclockError
 
 _COLOUR = {"b": "black", "w": "white"}
 _OVERTIME_COUNT = {"byoyomi": "periods", "ing": "periods", "canadian": "moves"}
@@ -139,5 +139,5 @@ def merge_file(record, sgf_path, out_path):
         with open(out_path, "wb") as f:
             f.write(game.serialise())
     except OSError as exc:
-        raise GoclockError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
+        raise DeviceIOError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
     return result
