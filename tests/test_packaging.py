@@ -122,3 +122,50 @@ def test_installed_tool_runs_outside_the_checkout(installed):
     assert r.returncode == 0, r.stderr
     assert ":/lib/goclockfw/app/session.mpy" in r.stdout and ":/board.json" in r.stdout
     assert installed[2] in r.stdout  # the board file and the pack from what pip installed
+
+
+def test_package_json_is_current_and_mip_installs_a_working_package(tmp_path, micropython):
+    """mpremote's own mip code installs package.json (relative URLs) into a board's /lib;
+    the modules it writes are the package, and they run under the MicroPython unix port."""
+    from mpremote import mip
+    from support.tools import _load
+
+    maker = _load("make_package_json")
+    with open(os.path.join(REPO, "package.json"), encoding="utf-8") as f:
+        assert f.read() == maker.text(), "package.json is stale: python tools/make_package_json.py"
+
+    board = tmp_path / "board"
+
+    class Transport:  # the board's file system, as mpremote's transport offers it
+        def fs_exists(self, path):
+            return (board / path.lstrip("/")).exists()
+
+        def fs_mkdir(self, path):
+            (board / path.lstrip("/")).mkdir()
+
+        def fs_writefile(self, path, data, progress_callback=None):
+            (board / path.lstrip("/")).write_bytes(data)
+
+    board.mkdir()
+    here = os.getcwd()
+    os.chdir(REPO)  # the URLs are relative to package.json, as in a checkout
+    try:
+        mip._install_json(Transport(), "package.json", None, "/lib", None, True)
+    finally:
+        os.chdir(here)
+    written = sorted(
+        os.path.relpath(os.path.join(d, n), board / "lib").replace(os.sep, "/")
+        for d, _dirs, names in os.walk(board / "lib")
+        for n in names
+    )
+    assert written == _frozen_by_manifest()
+
+    out = subprocess.run(
+        [micropython, "-c",
+         "from goclockfw.core.timecontrol import parse; from goclockfw.app.session import Session;"
+         "print(parse({'type': 'sudden_death', 'main': 60}).kind)"],
+        capture_output=True, text=True, env=dict(os.environ, MICROPYPATH=str(board / "lib")),
+        cwd=str(tmp_path), timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip()
