@@ -6,16 +6,10 @@ with the core, which jumps from deadline to deadline. All scenario times are
 multiples of 100 ms and all durations whole seconds, so the stepping is exact.
 """
 
-import io
-import json
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goclockfw.sim import simulate
-
-STEP = 100
-SIDES = ("black", "white")
+from support.reference import SIDES, STEP, SteppedModel, core_lines
 
 
 def cn_byoyomi_calls(pe, period, left):
@@ -41,7 +35,7 @@ def cn_byoyomi_calls(pe, period, left):
     return out, pe == period
 
 
-class Reference:
+class Reference(SteppedModel):
     def __init__(self, tc):
         self.kind = tc["type"]
         self.main = [tc["main"] * 1000] * 2
@@ -55,9 +49,6 @@ class Reference:
         self.e = 0  # ms into the current move
         self.period_start = None
         self.moves = 0
-
-    def out(self, t, kind, **kw):
-        self.lines.append(dict(event=kind, t=t, **kw))
 
     def losing_in_main(self):
         return self.kind == "fischer" or self.periods[self.turn] == 0
@@ -131,25 +122,6 @@ class Reference:
                 status["period_ms"] = left if in_period else self.period * 1000
             self.out(t, "press", side=ev["side"], used_ms=self.e, move=self.moves, **status)
             self.begin_move(1 - side)
-
-    def run(self, events, until):
-        t = 0
-        pending = list(events)
-        while True:
-            while pending and pending[0]["t"] == t:
-                self.event(t, pending.pop(0))
-            if t >= until:
-                break
-            t += STEP
-            if self.turn is not None and not self.paused and not self.over:
-                self.step(t)
-
-
-def core_lines(scenario):
-    buf = io.StringIO()
-    simulate.run(scenario, buf.write)
-    lines = [json.loads(x) for x in buf.getvalue().splitlines()]
-    return [x for x in lines if x["event"] not in ("ignored", "final")], lines[-1]
 
 
 @st.composite
