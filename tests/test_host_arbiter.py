@@ -16,13 +16,6 @@ from support.linefaults import OMIT
 SD_10S = {"type": "sudden_death", "main": 10}
 
 
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
-
-
 def moves_then_pause(line, moves):
     """A game in progress: started, `moves` moves of a second each, then paused."""
     clock = line.clock

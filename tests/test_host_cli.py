@@ -16,13 +16,6 @@ from support.clockline import ClockLine
 BYO_60 = {"type": "byoyomi", "main": 65, "periods": 5, "period": 60}
 
 
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
-
-
 def sent(line, cmd):
     """The requests `cmd` the clock received from the host."""
     return [r for r in line.requests if r["cmd"] == cmd]

@@ -9,15 +9,6 @@ from goclock import notation, ogs_tc, presets
 from goclock.errors import NotationError
 from goclockfw.storage import configstore
 from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
-from support.clockline import ClockLine
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
-
 
 # ----- slips ---------------------------------------------------------------------
 

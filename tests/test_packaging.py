@@ -128,6 +128,7 @@ def test_package_json_is_current_and_mip_installs_a_working_package(tmp_path, mi
     """mpremote's own mip code installs package.json (relative URLs) into a board's /lib;
     the modules it writes are the package, and they run under the MicroPython unix port."""
     from mpremote import mip
+
     from support.tools import _load
 
     maker = _load("make_package_json")
