@@ -220,14 +220,9 @@ def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch)
 
 def _side_after(tc_json, presses):
     """White's status from the real core after Black starts and the presses (ms, side)."""
-    from goclockfw.core.gameclock import GameClock
-    from goclockfw.core.timecontrol import parse
+    from support.coreclock import make
 
-    class Quiet:
-        def on_clock(self, *event):
-            pass
-
-    clock = GameClock(parse(tc_json), Quiet())
+    clock, _events = make(tc_json)
     clock.start(0)
     for t, side in presses:
         clock.advance(t)
