@@ -9,7 +9,7 @@ multiples of 100 ms and all durations whole seconds, so the stepping is exact.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.reference import SIDES, STEP, SteppedModel, core_lines
+from support.reference import SIDES, STEP, SteppedModel, core_lines, play
 
 
 def cn_byoyomi_calls(pe, period, left):
@@ -141,23 +141,7 @@ def games(draw, kind):
             "main": draw(st.sampled_from([5, 12, 30])),
             "increment": draw(st.sampled_from([0, 2, 10])),
         }
-    events = [{"t": 0, "do": "start"}]
-    t = 0
-    turn = 0
-    for _ in range(draw(st.integers(1, 14))):
-        t += STEP * draw(st.integers(0, 900))
-        action = draw(st.sampled_from(["press", "press", "press", "wrong", "pause"]))
-        if action == "pause":
-            events.append({"t": t, "do": "pause"})
-            t += STEP * draw(st.integers(0, 50))
-            events.append({"t": t, "do": "resume"})
-        else:
-            side = turn if action == "press" else 1 - turn
-            events.append({"t": t, "do": "press", "side": SIDES[side]})
-            if action == "press":
-                turn = 1 - turn
-    until = t + STEP * draw(st.integers(0, 1200))
-    return {"time_control": tc, "events": events, "until": until}
+    return play(draw, tc, st.integers(0, 900), 1200)
 
 
 def check_against_reference(scenario):

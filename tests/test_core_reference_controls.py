@@ -11,7 +11,7 @@ by call, press by press; untimed games, where nothing but sums happen, over hour
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support.reference import SIDES, STEP, SteppedModel, core_lines
+from support.reference import SIDES, STEP, SteppedModel, core_lines, play
 
 CEILING = 48 * 3600 * 1000  # an uncapped Fischer clock stops here (timecontrol.MAX_HOLD_MS)
 
@@ -167,24 +167,8 @@ def time_control(draw, kind):
 @st.composite
 def games(draw, kind):
     tc = time_control(draw, kind)
-    events = [{"t": 0, "do": "start"}]
-    t = 0
-    turn = 0
-    for _ in range(draw(st.integers(1, 14))):
-        # Quick moves as often as long ones: time per move and the caps are about them.
-        t += STEP * draw(st.one_of(st.integers(0, 60), st.integers(0, 400)))
-        action = draw(st.sampled_from(["press", "press", "press", "wrong", "pause"]))
-        if action == "pause":
-            events.append({"t": t, "do": "pause"})
-            t += STEP * draw(st.integers(0, 50))
-            events.append({"t": t, "do": "resume"})
-        else:
-            side = turn if action == "press" else 1 - turn
-            events.append({"t": t, "do": "press", "side": SIDES[side]})
-            if action == "press":
-                turn = 1 - turn
-    until = t + STEP * draw(st.integers(0, 600))
-    return {"time_control": tc, "events": events, "until": until}
+    # Quick moves as often as long ones: time per move and the caps are about them.
+    return play(draw, tc, st.one_of(st.integers(0, 60), st.integers(0, 400)), 600)
 
 
 def check_against_reference(scenario):

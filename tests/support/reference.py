@@ -39,6 +39,31 @@ class SteppedModel:
                 self.step(t)
 
 
+def play(draw, tc, think, until_steps):
+    """A scenario (hypothesis `draw`): up to 14 actions, each after `think` steps: the right
+    side's press mostly, else the wrong side's press or a pause and resume; then up to
+    `until_steps` more steps."""
+    from hypothesis import strategies as st
+
+    events = [{"t": 0, "do": "start"}]
+    t = 0
+    turn = 0
+    for _ in range(draw(st.integers(1, 14))):
+        t += STEP * draw(think)
+        action = draw(st.sampled_from(["press", "press", "press", "wrong", "pause"]))
+        if action == "pause":
+            events.append({"t": t, "do": "pause"})
+            t += STEP * draw(st.integers(0, 50))
+            events.append({"t": t, "do": "resume"})
+        else:
+            side = turn if action == "press" else 1 - turn
+            events.append({"t": t, "do": "press", "side": SIDES[side]})
+            if action == "press":
+                turn = 1 - turn
+    until = t + STEP * draw(st.integers(0, until_steps))
+    return {"time_control": tc, "events": events, "until": until}
+
+
 def core_lines(scenario):
     """(the core's lines but "ignored" and "final", the "final" line) for `scenario`."""
     buf = io.StringIO()
