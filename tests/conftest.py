@@ -32,3 +32,14 @@ def run_micropython(binary, script, *args, cwd=None, timeout=60):
         env=micropython_env([TESTS]),
         check=False,
     )
+
+
+@pytest.fixture
+def line():
+    """The real firmware session served on a pty in virtual time (support/clockline.py): the
+    clock the host tool's tests talk to. A test module may define its own `line`."""
+    from support.clockline import ClockLine
+
+    clock_line = ClockLine()
+    yield clock_line
+    clock_line.close()

@@ -7,23 +7,7 @@ from goclockfw.app import display
 from goclockfw.core import callplan, gameclock, timecontrol
 from goclockfw.core.gameclock import BLACK, WHITE, GameClock
 from goclockfw.core.timecontrol import COUNTER_CAP_MS, MAX_HOLD_MS
-
-
-class Recorder:
-    def __init__(self):
-        self.events = []
-
-    def on_clock(self, kind, side, tick, value):
-        self.events.append((kind, side, tick, value))
-
-    def kinds(self, kind):
-        return [e for e in self.events if e[0] == kind]
-
-
-def make(obj):
-    rec = Recorder()
-    return GameClock(timecontrol.parse(obj), rec), rec
-
+from support.coreclock import Recorder, make
 
 # ----- Bronstein with main time 0 ---------------------------------------------
 

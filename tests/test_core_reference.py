@@ -6,16 +6,10 @@ with the core, which jumps from deadline to deadline. All scenario times are
 multiples of 100 ms and all durations whole seconds, so the stepping is exact.
 """
 
-import io
-import json
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goclockfw.sim import simulate
-
-STEP = 100
-SIDES = ("black", "white")
+from support.reference import SIDES, STEP, SteppedModel, core_lines, play
 
 
 def cn_byoyomi_calls(pe, period, left):
@@ -41,7 +35,7 @@ def cn_byoyomi_calls(pe, period, left):
     return out, pe == period
 
 
-class Reference:
+class Reference(SteppedModel):
     def __init__(self, tc):
         self.kind = tc["type"]
         self.main = [tc["main"] * 1000] * 2
@@ -55,9 +49,6 @@ class Reference:
         self.e = 0  # ms into the current move
         self.period_start = None
         self.moves = 0
-
-    def out(self, t, kind, **kw):
-        self.lines.append(dict(event=kind, t=t, **kw))
 
     def losing_in_main(self):
         return self.kind == "fischer" or self.periods[self.turn] == 0
@@ -132,25 +123,6 @@ class Reference:
             self.out(t, "press", side=ev["side"], used_ms=self.e, move=self.moves, **status)
             self.begin_move(1 - side)
 
-    def run(self, events, until):
-        t = 0
-        pending = list(events)
-        while True:
-            while pending and pending[0]["t"] == t:
-                self.event(t, pending.pop(0))
-            if t >= until:
-                break
-            t += STEP
-            if self.turn is not None and not self.paused and not self.over:
-                self.step(t)
-
-
-def core_lines(scenario):
-    buf = io.StringIO()
-    simulate.run(scenario, buf.write)
-    lines = [json.loads(x) for x in buf.getvalue().splitlines()]
-    return [x for x in lines if x["event"] not in ("ignored", "final")], lines[-1]
-
 
 @st.composite
 def games(draw, kind):
@@ -169,23 +141,7 @@ def games(draw, kind):
             "main": draw(st.sampled_from([5, 12, 30])),
             "increment": draw(st.sampled_from([0, 2, 10])),
         }
-    events = [{"t": 0, "do": "start"}]
-    t = 0
-    turn = 0
-    for _ in range(draw(st.integers(1, 14))):
-        t += STEP * draw(st.integers(0, 900))
-        action = draw(st.sampled_from(["press", "press", "press", "wrong", "pause"]))
-        if action == "pause":
-            events.append({"t": t, "do": "pause"})
-            t += STEP * draw(st.integers(0, 50))
-            events.append({"t": t, "do": "resume"})
-        else:
-            side = turn if action == "press" else 1 - turn
-            events.append({"t": t, "do": "press", "side": SIDES[side]})
-            if action == "press":
-                turn = 1 - turn
-    until = t + STEP * draw(st.integers(0, 1200))
-    return {"time_control": tc, "events": events, "until": until}
+    return play(draw, tc, st.integers(0, 900), 1200)
 
 
 def check_against_reference(scenario):

@@ -8,20 +8,15 @@ deadline to deadline. Capped Fischer, the hourglass, Ing overtime, the Bronstein
 by call, press by press; untimed games, where nothing but sums happen, over hours.
 """
 
-import io
-import json
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goclockfw.sim import simulate
+from support.reference import SIDES, STEP, SteppedModel, core_lines, play
 
-STEP = 100
-SIDES = ("black", "white")
 CEILING = 48 * 3600 * 1000  # an uncapped Fischer clock stops here (timecontrol.MAX_HOLD_MS)
 
 
-class Reference:
+class Reference(SteppedModel):
     """Both sides' clocks, stepped 100 ms at a time, with the cn calls."""
 
     def __init__(self, tc):
@@ -43,9 +38,6 @@ class Reference:
         self.e = 0  # ms into the current move
         self.per_move = False  # Bronstein with main time 0: the delay is the move's time
         self.moves = 0
-
-    def out(self, t, kind, **kw):
-        self.lines.append(dict(event=kind, t=t, **kw))
 
     def say(self, t, phrase):
         self.out(t, "call", side=SIDES[self.turn], phrase=phrase)
@@ -139,25 +131,6 @@ class Reference:
             self.out(t, "press", side=ev["side"], used_ms=self.e, move=self.moves, **status)
             self.begin_move(1 - side)
 
-    def run(self, events, until):
-        t = 0
-        pending = list(events)
-        while True:
-            while pending and pending[0]["t"] == t:
-                self.event(t, pending.pop(0))
-            if t >= until:
-                break
-            t += STEP
-            if self.turn is not None and not self.paused and not self.over:
-                self.step(t)
-
-
-def core_lines(scenario):
-    buf = io.StringIO()
-    simulate.run(scenario, buf.write)
-    lines = [json.loads(x) for x in buf.getvalue().splitlines()]
-    return [x for x in lines if x["event"] not in ("ignored", "final")], lines[-1]
-
 
 def time_control(draw, kind):
     if kind == "fischer":
@@ -194,24 +167,8 @@ def time_control(draw, kind):
 @st.composite
 def games(draw, kind):
     tc = time_control(draw, kind)
-    events = [{"t": 0, "do": "start"}]
-    t = 0
-    turn = 0
-    for _ in range(draw(st.integers(1, 14))):
-        # Quick moves as often as long ones: time per move and the caps are about them.
-        t += STEP * draw(st.one_of(st.integers(0, 60), st.integers(0, 400)))
-        action = draw(st.sampled_from(["press", "press", "press", "wrong", "pause"]))
-        if action == "pause":
-            events.append({"t": t, "do": "pause"})
-            t += STEP * draw(st.integers(0, 50))
-            events.append({"t": t, "do": "resume"})
-        else:
-            side = turn if action == "press" else 1 - turn
-            events.append({"t": t, "do": "press", "side": SIDES[side]})
-            if action == "press":
-                turn = 1 - turn
-    until = t + STEP * draw(st.integers(0, 600))
-    return {"time_control": tc, "events": events, "until": until}
+    # Quick moves as often as long ones: time per move and the caps are about them.
+    return play(draw, tc, st.one_of(st.integers(0, 60), st.integers(0, 400)), 600)
 
 
 def check_against_reference(scenario):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from goclockfw.core import callplan, gameclock, timecontrol
 from goclockfw.core.gameclock import BLACK, WHITE, GameClock
 from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from support.coreclock import Recorder, make
 
 # ----- ticks ---------------------------------------------------------------
 
@@ -196,22 +197,6 @@ def test_phrase_list_covers_the_sequence():
 
 
 # ----- the clock -----------------------------------------------------------
-
-
-class Recorder:
-    def __init__(self):
-        self.events = []
-
-    def on_clock(self, kind, side, tick, value):
-        self.events.append((kind, side, tick, value))
-
-    def kinds(self, kind):
-        return [e for e in self.events if e[0] == kind]
-
-
-def make(obj):
-    rec = Recorder()
-    return GameClock(timecontrol.parse(obj), rec), rec
 
 
 def test_next_deadline_and_exact_ticks():

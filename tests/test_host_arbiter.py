@@ -9,17 +9,11 @@ import pytest
 
 from goclock import cmd_arbiter, ui
 from goclock.cli import build_parser, main
+from support.cli import own_home, run  # noqa: F401 (own_home: autouse)
 from support.clockline import ClockLine
 from support.linefaults import OMIT
 
 SD_10S = {"type": "sudden_death", "main": 10}
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
 
 
 def moves_then_pause(line, moves):
@@ -31,21 +25,6 @@ def moves_then_pause(line, moves):
         ok, reason = clock.press(("black", "white")[i % 2])
         assert ok, reason
     clock.ask("pause")
-
-
-@pytest.fixture(autouse=True)
-def own_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GOCLOCK_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GOCLOCK_PORT", raising=False)
-
-
-def run(capsys, *argv):
-    try:
-        rc = main(list(argv))
-    except SystemExit as exc:  # argparse's own errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def resets(line):

@@ -9,41 +9,16 @@ import pytest
 
 from goclock import cmd_deploy, cmd_device, deploy, resources
 from goclock.cli import build_parser, main
+from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
 from support.clockline import ClockLine
 
 # Black's main time runs out at 65 s; "30秒" is called 30 s into a 60 s period, at 1:35.
 BYO_60 = {"type": "byoyomi", "main": 65, "periods": 5, "period": 60}
 
 
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
-
-
 def sent(line, cmd):
     """The requests `cmd` the clock received from the host."""
     return [r for r in line.requests if r["cmd"] == cmd]
-
-
-@pytest.fixture(autouse=True)
-def own_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GOCLOCK_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GOCLOCK_PORT", raising=False)
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line_error(rc, err, text):
-    assert rc != 0
-    assert "Traceback" not in err
-    assert err.count("\n") == 1 and err.startswith("goclock: ")
-    assert text in err
 
 
 def test_config_set_by_notation_sends_the_core_json(line, capsys):

@@ -9,18 +9,10 @@ import pytest
 from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError, TransportError
 from goclock.transport import SerialTransport
-from support.clockline import ClockLine
 from support.games import play_game
 
 # Black's main time runs out at 65 s; "30秒" is called 30 s into a 60 s period, at 1:35.
 BYO_60 = {"type": "byoyomi", "main": 65, "periods": 5, "period": 60}
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
 
 
 @pytest.fixture

@@ -6,36 +6,9 @@ import json
 import pytest
 
 from goclock import notation, ogs_tc, presets
-from goclock.cli import main
 from goclock.errors import NotationError
 from goclockfw.storage import configstore
-from support.clockline import ClockLine
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
-
-
-@pytest.fixture(autouse=True)
-def own_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GOCLOCK_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GOCLOCK_PORT", raising=False)
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line_error(rc, err, text):
-    assert rc != 0 and "Traceback" not in err
-    assert err.count("\n") == 1 and err.startswith("goclock: ")
-    assert text in err
-
+from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
 
 # ----- slips ---------------------------------------------------------------------
 

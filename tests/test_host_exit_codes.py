@@ -124,6 +124,7 @@ CASES = [
     ("logs export 1", "none", 3),
     ("logs sgf LOG --merge SGF -o DIR/out.sgf", "none", 0),
     ("logs sgf LOG --merge DIR/none.sgf -o DIR/out.sgf", "none", 2),
+    ("logs sgf LOG --merge SGF -o DIR/no/such/dir/out.sgf", "none", 1),  # cannot write
     ("logs sgf 1 --merge SGF -o DIR/out.sgf", "silent", 1),
     ("logs sgf 1 --merge SGF -o DIR/out.sgf", "none", 3),
     ("logs report LOG", "none", 0),

@@ -11,7 +11,6 @@ import pytest
 from sgfmill import sgf
 
 from goclock.cli import main
-from support.clockline import ClockLine
 from support.games import play_game
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
@@ -20,13 +19,6 @@ TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 PRESSES = [(10000, 0), (20000, 1), (95000, 0), (100000, 1)] + [
     (100000 + 2000 * i, (i + 1) % 2) for i in range(1, 9)
 ]
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
 
 
 @pytest.fixture

@@ -216,3 +216,34 @@ def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch)
     assert "black 0:00.0  5 × 1:00" in text  # the live line, updated at 1:05
     assert text.count("1:05  Black") == 2  # the events printed once each, above it
     assert "{" not in text
+
+
+def _side_after(tc_json, presses):
+    """White's status from the real core after Black starts and the presses (ms, side)."""
+    from support.coreclock import make
+
+    clock, _events = make(tc_json)
+    clock.start(0)
+    for t, side in presses:
+        clock.advance(t)
+        clock.press(t, side)
+    return clock.side_status(1, presses[-1][0])
+
+
+def test_untimed_sides_show_the_time_they_used():
+    st = _side_after({"type": "untimed"}, [(4000, 0), (65000, 1)])
+    assert st["spent_ms"] == 61000
+    assert ui.side_text(st) == "1:01 used"
+
+
+def test_a_time_per_move_shows_what_is_left_of_the_move():
+    st = _side_after({"type": "delay", "main": 0, "delay": 30, "mode": "bronstein"}, [(4000, 0)])
+    assert ui.side_text(st) == "0:30 this move"
+
+
+def test_ing_overtime_shows_the_penalty_points():
+    tc = {"type": "ing", "main": 60, "periods": 3, "period": 60, "penalty": 2}
+    st = _side_after(tc, [(1000, 0), (62000, 1)])  # White's main time ran out at 61 s
+    assert st["points"] == 2
+    # 3 periods counting the one in use, of which 59 s are left
+    assert ui.side_text(st) == "0:00.0  3 × 0:59  2 penalty points"

@@ -15,14 +15,6 @@ from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout
 from goclock.transport import SerialTransport
 from protocol_support import make_device
-from support.clockline import ClockLine
-
-
-@pytest.fixture
-def line():
-    line = ClockLine()
-    yield line
-    line.close()
 
 
 def die_mid_line(line, half):

@@ -318,7 +318,11 @@ def test_a_full_flash_never_stops_the_game():
     assert snapshots  # ... and the game gave up its oldest parts behind a snapshot
     scan = j.scan(gid)
     assert scan.missing > 0
-    # what is left verifies from the first part kept, and ends with the last move
+    # what is left verifies from its first line (the "cut" records vouch for the start)
+    # and ends with the last move
+    v = verify_bytes(whole(j))
+    assert v["ok"], v["errors"][:3]
+    assert v["cut"] == scan.missing
     last = whole(j).split(b"\n")[-2]
     assert b'"t":2999000' in last
     assert json.loads(last[:-16] + b"}")["event"] == "press"
@@ -351,3 +355,35 @@ def test_values_json_cannot_write_are_reported():
         "side": "black",
         "used_ms": None,
     }
+
+
+def test_chunk_names_stay_unique_when_the_random_source_repeats_itself(monkeypatch):
+    # An emulated RP2040 gives the same "random" bytes every time: the chunks must still
+    # each be found in exactly one block, across a reboot.
+    import goclockfw.storage.chunks as chunks
+
+    monkeypatch.setattr(chunks.os, "urandom", lambda n: b"\x2a" * n)
+    j = journal(blocks=32)
+    ready(j)
+    assert len(j.spares) == SETUP and len(set(j.pool.names)) == SETUP
+    assert len(set(j.pool.blocks)) == SETUP and min(j.pool.blocks) >= 0
+    gid = j.begin()
+    assert j.record("game", 0, None, None, (("game", gid), ("time_control", TC)))
+    assert j.record("press", 1000, 0, 1000)
+    j2 = journal(flash=j.pool.bdev, fresh=False)
+    assert j2.ids() == [gid] and verify_bytes(whole(j2, gid))["ok"]
+
+
+def test_a_chunk_name_a_stale_block_still_carries_is_not_used(monkeypatch):
+    import goclockfw.storage.chunks as chunks
+
+    flash, fs = flash_fs(32)
+    pool = ChunkPool(fs, flash)
+    pool.scan()
+    first = pool.create()
+    stale_name, stale_block = pool.names[first], pool.blocks[first]
+    pool.remove(first)  # the file goes; its block keeps the header until reused
+    names = iter([stale_name, stale_name, "00000000000000aa"])
+    monkeypatch.setattr(chunks, "_nonce", lambda salt: next(names))
+    i = pool.create()
+    assert pool.names == ["00000000000000aa"] and pool.blocks[i] != stale_block

@@ -100,8 +100,10 @@ class EventWriter:
             self.put_int(v)
         elif isinstance(v, str):
             self.put_str(v)
-        elif isinstance(v, float) and not (-1e300 < v < 1e300):
-            self.line.extend(b"null")  # inf/nan have no JSON form
+        elif isinstance(v, float) and v - v != 0:
+            # inf/nan have no JSON form (x - x is 0 only for a finite x; no float constant,
+            # which a 32-bit port could not even hold)
+            self.line.extend(b"null")
         elif isinstance(v, dict):
             # Keys sorted: the same bytes on every interpreter (dict order differs).
             self.line.append(123)  # "{"

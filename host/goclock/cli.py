@@ -292,7 +292,7 @@ def build_parser():
         "report missing phrases, bad formats, clips too long",
         device=False,
     )
-    p.add_argument("dir")
+    p.add_argument("dir", help="a pack folder, or the name of a shipped pack (zh, ja, en)")
     p.add_argument(
         "--profile", choices=("cn", "jp", "en"), help="call profile (default: the manifest's)"
     )
@@ -303,7 +303,7 @@ def build_parser():
         "upload a voice pack to the clock",
         json_flag=False,
     )
-    p.add_argument("dir")
+    p.add_argument("dir", help="a pack folder, or the name of a shipped pack (zh, ja, en)")
     p.add_argument(
         "--profile", choices=("cn", "jp", "en"), help="call profile (default: the manifest's)"
     )

@@ -77,9 +77,24 @@ def do_deploy(args, open_board=deploy.Board):
     return 0
 
 
+def pack_folder(arg):
+    """A voice pack folder from the command line: a folder, or the name of a pack this
+    tool ships (zh, ja, en: `goclock voice check zh` works wherever goclock is installed)."""
+    if os.path.isdir(arg):
+        return arg
+    shipped = resources.voice_pack(arg) if os.sep not in arg else None
+    if shipped is None:
+        raise UsageError(
+            "%s is neither a folder nor a shipped voice pack (shipped: %s)"
+            % (arg, ", ".join(resources.voice_packs()))
+        )
+    return shipped
+
+
 def do_voice_check(args):
     from . import voice
 
+    args.dir = pack_folder(args.dir)
     report = voice.check(args.dir, args.profile)
     if args.json:
         ui.print_json(
@@ -96,6 +111,7 @@ def do_voice_check(args):
 
 
 def do_voice_push(args, open_board=deploy.Board):
+    args.dir = pack_folder(args.dir)
     port = device.choose_port(args.port)
     deploy.guard(port, False)
     board = open_board(port)

@@ -26,7 +26,18 @@ class GameRecord:
         self.errors = result["errors"]
         self.torn = result["torn"]
         self.records = result["records"]
-        head = next((r for r in self.records if r.get("event") == "game"), {})
+        # Parts of the log's beginning the clock gave up for want of flash (its "cut"
+        # record vouches for what is left), or None.
+        self.cut = result["cut"]
+        head = next((r for r in self.records if r.get("event") == "game"), None)
+        if head is None and self.cut:
+            # The head record went with the beginning: the cut names the game, the first
+            # snapshot holds the time control.
+            cut = next(r for r in self.records if r.get("event") == "cut")
+            snap = next((r for r in self.records if r.get("event") == "snapshot"), {})
+            clock = snap.get("clock") if isinstance(snap.get("clock"), dict) else {}
+            head = {"game": cut.get("game"), "time_control": clock.get("time_control")}
+        head = head or {}
         self.game = head.get("game")
         self.time_control = head.get("time_control")
         self.ended = any(r.get("event") == "end" for r in self.records)
@@ -48,6 +59,11 @@ class GameRecord:
         excluded), after which the side has its last period again, whole (the ruling gives
         it back; its next move starts a fresh one)."""
         moves = []
+        # A log whose beginning the clock gave up starts at the move its first press names.
+        first = 0
+        if self.cut:
+            numbers = (r.get("move") for r in self.records if r.get("event") == "press")
+            first = next((m - 1 for m in numbers if isinstance(m, int) and m > 0), 0)
         start = None  # game time the move in progress began
         paused = 0  # ms paused since then
         paused_at = None
@@ -89,7 +105,7 @@ class GameRecord:
             else:
                 continue
             start, paused, paused_at, flag_t = t, 0, None, None
-            move["n"] = len(moves) + 1
+            move["n"] = first + len(moves) + 1
             move["record"] = i + 1  # its place among the records, from 1
             moves.append(move)
         return moves
@@ -117,11 +133,21 @@ class GameRecord:
                 "CUT SHORT: the last record is incomplete (power lost or the line dropped while "
                 "it was written); %d good records" % n
             )
-        if not self.ended:
-            return (
-                "intact, %d records, no end record yet (the game is still on, or was cut off)" % n
+        whole = "intact, %d records" % n
+        if self.cut:
+            first = self.moves[0]["n"] if self.moves else None
+            whole = (
+                "intact from %s on, %d records: the clock gave up the first %s of the log "
+                "for want of flash"
+                % (
+                    "move %d" % first if first else "its first line",
+                    n,
+                    "part" if self.cut == 1 else "%d parts" % self.cut,
+                )
             )
-        return "intact, %d records" % n
+        if not self.ended:
+            return whole + ", no end record yet (the game is still on, or was cut off)"
+        return whole
 
     @property
     def altered(self):

@@ -7,7 +7,9 @@ not happen. Two things a clock never does on its own are checked here: a record'
 `t` earlier than the record before it, and a press whose move number (`"move"`, from 1) is
 not the one after the last press — a repeat is a replayed move, a jump moves that are gone.
 
-One exception is the clock's own: after a power loss the game resumes paused from its last
+A log whose beginning the clock gave up for want of flash (its "cut" record, checked by the
+chain) is numbered from its first press on: the moves before are gone by the clock's
+own account, not missing. One more exception is the clock's own: after a power loss the game resumes paused from its last
 resume point (docs/storage.md), so the `power_resume` notice may carry an earlier time than
 the records before it (those written between the resume point and the cut). Time is
 checked from there on; a repeated move after it is still reported, with the power resume
@@ -33,6 +35,8 @@ def problems(record):
     lines = record_lines(record)
     last_t = None
     last_move, last_move_line = 0, None
+    if getattr(record, "cut", None) and record.moves:
+        last_move = record.moves[0]["n"] - 1  # the beginning the clock gave up is not missing
     resumed_at = None
     numbered = any("move" in r for r in record.records if r.get("event") == "press")
     for line, rec in zip(lines, record.records):

@@ -20,7 +20,7 @@ An untimed game has no time left to write: its root loses TM/OT and its moves ge
 from sgfmill import sgf
 
 from . import sgf_tc
-from .errors import GoclockError
+from .errors import DeviceIOError, GoclockError
 
 _COLOUR = {"b": "black", "w": "white"}
 _OVERTIME_COUNT = {"byoyomi": "periods", "ing": "periods", "canadian": "moves"}
@@ -86,8 +86,12 @@ def merge(game, record):
         _set_root(root, tc)
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0] is not None]
     moves = record.moves
+    # A log whose beginning the clock gave up (a full flash) starts at a later move: its
+    # times go on the SGF's moves from there.
+    skip = moves[0]["n"] - 1 if moves else 0
+    nodes = nodes[skip:]
     timed = 0
-    for i, (node, move) in enumerate(zip(nodes, moves)):
+    for i, (node, move) in enumerate(zip(nodes, moves), skip):
         colour = _COLOUR[node.get_move()[0]]
         if colour != move["side"]:
             raise GoclockError(
@@ -110,9 +114,9 @@ def merge(game, record):
         mismatch = (
             "the SGF has %d moves and the clock log %d: times written on the first %d only"
             % (
-                len(nodes),
-                len(moves),
-                both,
+                len(nodes) + skip,
+                len(moves) + skip,
+                both + skip,
             )
         )
     elif tc.get("type") == "untimed" and both:
@@ -120,7 +124,12 @@ def merge(game, record):
             "an untimed game: SGF has no property for the time a move took, so no BL/WL "
             "were written (goclock logs export has every move's time)"
         )
-    return {"sgf_moves": len(nodes), "log_moves": len(moves), "timed": timed, "mismatch": mismatch}
+    return {
+        "sgf_moves": len(nodes) + skip,
+        "log_moves": len(moves) + skip,
+        "timed": timed,
+        "mismatch": mismatch,
+    }
 
 
 def merge_file(record, sgf_path, out_path):
@@ -130,5 +139,5 @@ def merge_file(record, sgf_path, out_path):
         with open(out_path, "wb") as f:
             f.write(game.serialise())
     except OSError as exc:
-        raise GoclockError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
+        raise DeviceIOError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
     return result

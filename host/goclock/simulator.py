@@ -20,11 +20,10 @@ import tempfile
 import time
 import tty
 
+from goclockfw.boot import MAIN_PY as MAIN  # what the desktop runs: the board's /main.py
+
 from . import clips, resources
 from .simulate import micropython_binary, micropython_env
-
-# What the desktop runs: the board's /main.py, the same two lines.
-MAIN = "from goclockfw.boot import run\nrun()\n"
 
 
 class FlashBusy(Exception):

@@ -66,11 +66,19 @@ def side_text(st):
     """One side's status as a line: main time, then what overtime is left."""
     if not isinstance(st, dict):
         return "?"
-    text = clock_text(st.get("main_ms"))
+    if "spent_ms" in st:  # untimed: nothing runs out, the side's own total counts up
+        text = "%s used" % clock_text(st["spent_ms"])
+    elif "period_ms" in st and not ("periods" in st or "moves" in st):
+        # a time per move (Bronstein with no main time): what is left of this move
+        text = "%s this move" % clock_text(st["period_ms"])
+    else:
+        text = clock_text(st.get("main_ms"))
     if "periods" in st:
         text += "  %d × %s" % (st["periods"], clock_text(st.get("period_ms")))
     elif "moves" in st:
         text += "  %s in %s" % (plural(st["moves"], "move"), clock_text(st.get("period_ms")))
+    if st.get("points"):
+        text += "  %s" % plural(st["points"], "penalty point")
     if st.get("flagged"):
         text += "  FLAG"
     return text

@@ -4,11 +4,12 @@ The figures (heap, boot time) are collected here and printed by conftest.py at t
 the run, whatever pytest's capture setting.
 """
 
-import sys
 from pathlib import Path
 
+from support.tools import use_rp2_tools
+
 REPO = Path(__file__).resolve().parent.parent.parent
-sys.path.insert(0, str(REPO / "tools" / "rp2"))
+use_rp2_tools()  # tools/rp2's modules import each other by name
 
 import client  # noqa: E402
 import emu  # noqa: E402

@@ -8,6 +8,8 @@ clock works from there, and the heap is measured after boot and during the game.
 import pytest
 from rp2_helpers import boot, emu, figure, layout
 
+from goclockfw.protocol.commands import PROTOCOL_VERSION
+
 pytestmark = pytest.mark.timeout(900)
 
 
@@ -28,7 +30,7 @@ def test_only_main_py_board_json_and_the_voice_on_the_storage(frozen):
 def test_boots_from_the_frozen_modules(frozen):
     pico, s = frozen["pico"], frozen["s"]
     info = s.wait_ready(timeout=30)
-    assert info["board"] == "pico" and info["protocol"] == 1
+    assert info["board"] == "pico" and info["protocol"] == PROTOCOL_VERSION
     figure("boot to first reply, frozen image", "%.3f emulated s" % pico.now_s)
     p = s.request("probe")
     assert not p["app_file"].endswith(".mpy")  # app comes from the image

@@ -19,19 +19,19 @@ def test_uf2_blocks_carry_the_binary_at_flash_addresses():
     assert out[28:32] == (0xE48BFF56).to_bytes(4, "little")  # the RP2040 family id
 
 
-def test_firmware_files_leave_out_the_desktop_modules_and_keep_main_as_source():
-    files = dict((os.path.basename(s), d) for s, d in layout.firmware_files())
-    assert files["main.py"] == "/main.py"
-    assert files["app.py"] == "/app.mpy"
-    for name in layout.DESKTOP_ONLY:
-        assert name not in files
+def test_firmware_files_are_what_deploy_copies_to_a_pico():
+    dests = [d for _s, d in layout.firmware_files()]
+    assert "/main.py" in dests and "/lib/goclockfw/app/session.mpy" in dests
+    assert "/lib/goclockfw/board/rp2board.mpy" in dests
+    assert not [d for d in dests if "/desktop/" in d or "/sim/" in d or "esp32board" in d]
+    assert not [d for d in dests if d.startswith("/lib/") and not d.endswith(".mpy")]
     assert [d for _s, d in layout.frozen_firmware_files()] == ["/main.py"]
 
 
-def test_lay_out_compiles_copies_and_adds_board_and_voice(tmp_path):
+def test_lay_out_copies_the_deploy_and_adds_board_and_voice(tmp_path):
     written = layout.lay_out(layout.firmware_files(), str(tmp_path / "fs"), voice="zh")
-    assert "/board.json" in written and "/app.mpy" in written
-    with open(tmp_path / "fs" / "app.mpy", "rb") as f:
+    assert "/board.json" in written and "/lib/goclockfw/app/session.mpy" in written
+    with open(tmp_path / "fs" / "lib" / "goclockfw" / "app" / "session.mpy", "rb") as f:
         assert f.read(2) == b"M\x06"  # a .mpy, version 6
     with open(tmp_path / "fs" / "board.json") as f, open(REPO / "boards" / "pico.json") as g:
         assert f.read() == g.read()

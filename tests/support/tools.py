@@ -27,4 +27,14 @@ def _load(name):
     return module
 
 
+def use_rp2_tools():
+    """Put tools/rp2 on sys.path: its modules (build, emu, layout, client) import each
+    other by name, as they do when run as scripts."""
+    import sys
+
+    path = os.path.join(TOOLS, "rp2")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+
 bench_heap = _load("bench_heap")

@@ -13,9 +13,9 @@ Hurdles, each handled here and nowhere else:
   the README placeholders that the build checks for are created empty;
 - the board manifest's require() lines need micropython-lib, which Debian does not ship:
   patches/0001 drops them (onewire, ds18x20, dht, neopixel: nothing goclock uses);
-- picotool is not packaged: PICO_NO_PICOTOOL=1, then uf2.py turns firmware.bin into a UF2;
-- MicroPython 1.25's mpy-tool.py cannot freeze a float constant beyond single precision
-  (firmware/logline.py has 1e300): patches/0002 makes it take infinity, as the chip would.
+- picotool is not packaged: PICO_NO_PICOTOOL=1, then uf2.py turns firmware.bin into a UF2.
+(MicroPython 1.25's mpy-tool.py cannot freeze a float constant beyond single precision;
+the firmware keeps none, so that needs no patch.)
 
 A build takes minutes, so its result is cached, keyed on a hash of its inputs: the pinned
 package versions, the patches, this script and uf2.py, the toolchain's version, and the
@@ -34,6 +34,7 @@ import argparse
 import fcntl
 import glob
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -322,11 +323,11 @@ def manifest_inputs(tree, manifest):
     """[(name, bytes)] of the manifest files read and every file frozen, as the build sees
     them (MicroPython's own tools/manifestfile.py evaluates the manifest)."""
     mp = os.path.join(tree, "micropython")
-    sys.path.insert(0, os.path.join(mp, "tools"))
-    try:
-        import manifestfile
-    finally:
-        sys.path.pop(0)
+    spec = importlib.util.spec_from_file_location(
+        "manifestfile", os.path.join(mp, "tools", "manifestfile.py")
+    )
+    manifestfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(manifestfile)
     port = os.path.join(mp, "ports", "rp2")
     m = manifestfile.ManifestFile(
         manifestfile.MODE_FREEZE,
@@ -383,8 +384,7 @@ def build(manifest=None, cache=None, jobs=None, install=True):
         ]  # fmt: skip
         run(args)
         run(["make", "-C", bdir, "-j%d" % (jobs or os.cpu_count() or 2)])
-        sys.path.insert(0, HERE)
-        from uf2 import bin_to_uf2
+        from uf2 import bin_to_uf2  # a sibling: this script's folder is on the path
 
         os.makedirs(images, exist_ok=True)
         data = bin_to_uf2(_file_bytes(os.path.join(bdir, "firmware.bin")))

@@ -2,13 +2,14 @@
 
 probe_boot.py (the Pico's /boot.py in test layouts) imports it. MicroPython runs /boot.py,
 then /main.py, in one interpreter, so what this patches in the firmware's classes is what
-main.py's App then uses. It adds one serial command, `probe`,
-answering with the heap after a gc.collect() (the real gc.mem_free() of the running
-firmware) and with what the previous request cost on the chip: `last_us`, emulated
-microseconds (time.ticks_us) from Protocol.feed taking the request's bytes to its reply
-written to the USB serial (App._send), and `last_alloc`, gc.mem_alloc() growth over the
-same span (valid while no collection falls inside: the probe collects right before, so
-only a request allocating more than the free heap would; a negative value says it did).
+main.py's loop then uses. It adds one serial command, `probe`, answering with the heap
+after a gc.collect() (the real gc.mem_free() of the running firmware) and with what the
+previous request cost on the chip: `last_us`, emulated microseconds (time.ticks_us) from
+Protocol.feed taking the request's bytes to the moment the loop has handed the last byte
+of its reply (and of any event it produced) to the USB serial (Loop._send), and
+`last_alloc`, gc.mem_alloc() growth over the same span (valid while no collection falls
+inside: the probe collects right before, so only a request allocating more than the free
+heap would; a negative value says it did).
 
 Its own cost, a few small functions and a list, is `probe_bytes`: the heap its import
 takes, measured by probe_boot.py (the firmware modules it patches are imported before).
@@ -17,13 +18,13 @@ takes, measured by probe_boot.py (the firmware modules it patches are imported b
 import gc
 import time
 
-import app
-import protocol
+from goclockfw.app import loop, session
+from goclockfw.protocol import commands
 
 _last = [0, 0, 0, 0, 0]  # t0 (us), alloc0, last_us, last_alloc, 1 while a request is measured
-_feed = protocol.Protocol.feed
-_send = app.App._send
-_init = protocol.Protocol.__init__
+_feed = commands.Protocol.feed
+_send = loop.Loop._send
+_init = commands.Protocol.__init__
 
 
 def _probe_feed(self, data):
@@ -33,9 +34,9 @@ def _probe_feed(self, data):
     return _feed(self, data)
 
 
-def _probe_send(self, text):
-    _send(self, text)
-    if _last[4] and '"event":' not in text:  # the reply (events are not)
+def _probe_send(self):
+    _send(self)
+    if _last[4] and not self.session.out.used:  # the reply is out, all of it
         _last[2] = time.ticks_diff(time.ticks_us(), _last[0])
         _last[3] = gc.mem_alloc() - _last[1]
         _last[4] = 0
@@ -48,7 +49,7 @@ def _probe(req):
         "mem_alloc": gc.mem_alloc(),
         "last_us": _last[2],
         "last_alloc": _last[3],
-        "app_file": app.__file__,
+        "app_file": session.__file__,
         "probe_bytes": probe_bytes,
     }
 
@@ -58,7 +59,7 @@ def _probe_init(self, app_, write=None):
     self._cmds["probe"] = _probe
 
 
-protocol.Protocol.feed = _probe_feed
-protocol.Protocol.__init__ = _probe_init
-app.App._send = _probe_send
+commands.Protocol.feed = _probe_feed
+commands.Protocol.__init__ = _probe_init
+loop.Loop._send = _probe_send
 probe_bytes = 0  # set by probe_boot.py

@@ -27,8 +27,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
+# Siblings: run as a script, this folder is the first entry of sys.path.
 import build  # noqa: E402
 import client  # noqa: E402
 import emu  # noqa: E402

@@ -6,8 +6,8 @@ anyway), so the heap the probe's own import takes is what it costs: `probe_bytes
 
 import gc
 
-import app  # noqa: F401 (imported before the probe: not counted as its cost)
-import protocol  # noqa: F401
+from goclockfw.app import loop, session  # noqa: F401 (imported before the probe: not its cost)
+from goclockfw.protocol import commands  # noqa: F401
 
 gc.collect()
 _before = gc.mem_alloc()

@@ -49,11 +49,11 @@ class Replay:
         if kind == "end":
             self.ended = True
             return
-        if self.clock is None:
-            return  # a log whose beginning was reused (flash full) waits for a snapshot
         if kind == "snapshot":
             self._snapshot(rec, t)
             return
+        if self.clock is None:
+            return  # a log whose beginning was reused (flash full) waits for a snapshot
         side = _side(rec.get("side"))
         ok = True
         c = self.clock

@@ -32,20 +32,15 @@ _SIDE = (
     ("mode", STRING),
 )
 TIME_CONTROL = (
-    ("type", STRING),
-    ("main", NUMBER),
-    ("periods", NUMBER),
-    ("period", NUMBER),
-    ("moves", NUMBER),
-    ("increment", NUMBER),
-    ("delay", NUMBER),
-    ("carry", BOOL),
-    ("mode", STRING),
-    ("calls", STRING),
-    ("first", STRING),
-    ("late_limit", NUMBER),
-    ("black", _SIDE),
-    ("white", _SIDE),
+    (("type", STRING),)
+    + _SIDE
+    + (
+        ("calls", STRING),
+        ("first", STRING),
+        ("late_limit", NUMBER),
+        ("black", _SIDE),
+        ("white", _SIDE),
+    )
 )
 CONFIG = (
     ("time_control", TIME_CONTROL),

@@ -38,14 +38,21 @@ PAGE = 256
 _BLANK = b"\xff" * PAGE  # an erased page: programming it changes nothing
 
 
-def _nonce():
+def _nonce(salt):
+    """16 hex digits: random bytes, XORed with `salt` (a random source may repeat itself:
+    an emulated RP2040's gives the same bytes every time)."""
     try:
-        raw = os.urandom(8)
+        raw = bytearray(os.urandom(8))
     except (AttributeError, NotImplementedError):  # a port without a random source
         import random
 
-        raw = bytes(random.getrandbits(8) for _ in range(8))
+        raw = bytearray(random.getrandbits(8) for _ in range(8))
+    for k in range(4):
+        raw[7 - k] ^= (salt >> (8 * k)) & 0xFF
     return binascii.hexlify(raw).decode()
+
+
+CREATE_TRIES = 8
 
 
 def _valid_name(n):
@@ -72,6 +79,7 @@ class ChunkPool:
         self.programs = 0  # page programs
         self._page = bytearray(PAGE)
         self._head = bytearray(HEADER_LEN)
+        self._made = 0  # chunks made since boot: the salt of the next name
 
     # ----- the pool --------------------------------------------------------------
 
@@ -87,18 +95,22 @@ class ChunkPool:
         self._locate(range(len(self.names)))
 
     def _locate(self, which):
+        """Find the blocks of chunks `which`; returns how many blocks matched in all."""
         wanted = {}
         for i in which:
             wanted[MAGIC + self.names[i].encode() + b"\n"] = i
         if not wanted:
-            return
+            return 0
         head = self._head
+        found = 0
         for block in range(self.nblocks):
             self.bdev.readblocks(block, head, 0)
             if head[0] == 0x47:  # "G": the first byte of MAGIC; most blocks fail here
                 i = wanted.get(bytes(head))
                 if i is not None:
                     self.blocks[i] = block
+                    found += 1
+        return found
 
     def __len__(self):
         return len(self.names)
@@ -106,8 +118,23 @@ class ChunkPool:
     def create(self):
         """A new chunk (an erase, and a file-system commit): only at a quiet moment.
 
-        Returns its index, or raises OSError (ENOSPC when the flash is full)."""
-        name = _nonce()
+        Returns its index, or raises OSError (ENOSPC when the flash is full).
+
+        Its name must be found in exactly one block: a block of a deleted chunk keeps its
+        header until reused, and a name that matches one (or a live chunk's) would make
+        the chunk ambiguous. So a name is tried, and dropped for another if it is not
+        unique, whatever the random source is worth."""
+        for _ in range(CREATE_TRIES):
+            self._made += 1
+            name = _nonce(self._made)
+            if name in self.names:
+                continue
+            i = self._create(name)
+            if i is not None:
+                return i
+        raise OSError(5)  # no unique name: the random source and the salt both failed
+
+    def _create(self, name):
         path = self.dir + "/" + name
         page = self._page
         try:
@@ -127,10 +154,13 @@ class ChunkPool:
         self.names.append(name)
         self.blocks.append(-1)
         i = len(self.names) - 1
-        self._locate((i,))
-        if self.blocks[i] < 0:
+        found = self._locate((i,))
+        if found == 1:
+            return i
+        self.remove(i)
+        if found == 0:
             raise OSError(5)  # the file system did not store it as one block of its own
-        return i
+        return None  # a stale block has this name too: another name
 
     def _write_all(self, f, buf):
         n = f.write(buf)

@@ -27,7 +27,10 @@ time. Claiming a part is a page program. When no spare is left but the reserve,
 only essential records (moves, pauses, adjustments, rulings, the end) are written; calls
 and notices are dropped first. When even finished games are gone and the flash is full,
 the running game writes a snapshot of the clock and gives up its own oldest parts: the
-beginning of that game's log is lost, the game itself is not.
+beginning of that game's log is lost, the game itself is not. Before a part goes, a "cut"
+record says so and names the checksum the first record kept is chained to (`from`), so
+the log that is left still verifies from its first line (logline.verify) and nobody can
+take more of its beginning away unseen.
 
 The log that `read` serves is the parts' records and mark lines, without chunk headers,
 claim lines or torn tails: `goclock logs verify` checks its chain (mark lines carry no
@@ -54,7 +57,8 @@ SNAPSHOT_MOVES = 100  # a snapshot of the clock every this many moves: replay st
 # Records a game cannot do without (its moves and the arbiter's actions); the others
 # (calls, notices, refusals) can be rebuilt by replay or lost when the flash is full.
 ESSENTIAL = ("game", "start", "press", "pause", "resume", "adjust", "ruling", "late")
-ESSENTIAL2 = ("arrive", "end", "snapshot", "timeout", "forfeit", "period", "block")
+ESSENTIAL2 = ("arrive", "end", "snapshot", "cut", "timeout", "forfeit", "period", "block")
+CUT = b'{"event":"cut"'
 _DOT = 46
 _NL = 10
 _ERASED = 0xFF
@@ -68,6 +72,17 @@ def _digits(buf, start, n):
             return -1
         v = v * 10 + d
     return v
+
+
+def _field_hex(line, key):
+    """The 8 hex digits after `key` in a record line as an int, or None."""
+    i = line.find(key)
+    if i < 0 or i + len(key) + 8 > len(line):
+        return None
+    try:
+        return int(line[i + len(key) : i + len(key) + 8], 16)
+    except ValueError:
+        return None
 
 
 def _field_int(line, key):
@@ -98,6 +113,7 @@ class GameScan:
         self.ended = False  # an "end" record: the game is closed
         self.missing = 0  # parts that are gone (reused when the flash was full)
         self.last_t = 0  # game time of the last good record
+        self.cut_from = 0  # the newest "cut" record's `from`: the chain the head follows
 
 
 class Journal:
@@ -122,6 +138,9 @@ class Journal:
         self._chunk = -1  # chunk of the part being written
         self._off = 0  # next byte to write in it
         self._crc = 0  # chain: checksum of the last record written
+        self._head_crc = 0  # the chain value the game's first kept record follows
+        self._t = 0  # game time of the record being written
+        self.last_t = 0  # game time of the last record written
         self._records = 0
         self._done = []  # [(chunk, end)] of the running game's full parts
         self._done_size = 0  # bytes served of them
@@ -253,6 +272,10 @@ class Journal:
                     scan.ended = True
             elif buf.find(b'{"event":"end"', pos, nl) == pos:
                 scan.ended = True
+            if buf.find(CUT, pos, nl) == pos:
+                c_from = _field_hex(line, b'"from":"')
+                if c_from is not None:
+                    scan.cut_from = c_from
             pos = end = nl + 1
         return end
 
@@ -274,6 +297,7 @@ class Journal:
                 pass  # ids then come from the chunks alone
             part = 0
             self._crc = 0
+            self._head_crc = 0
             self._records = 0
             self._done = []
             self._done_size = 0
@@ -282,6 +306,7 @@ class Journal:
             parts = self.games.get(gid, {})
             part = max(parts) + 1 if parts else 0
             self._crc = scan.crc
+            self._head_crc = scan.cut_from
             self._records = scan.records
             self._done = list(scan.parts)
             self._done_size = scan.size
@@ -354,6 +379,7 @@ class Journal:
             self.error = "game log record %s not written: %r" % (kind, e)
             self.failures += 1
             return False
+        self._t = t
         return self._append(kind)
 
     def record_clock(self, clock, kind, side, t, tick, value, extra=None):
@@ -368,6 +394,7 @@ class Journal:
             return False
         if kind == "press":
             self.moves_since_snapshot += 1
+        self._t = t
         return self._append(kind)
 
     def _append(self, kind):
@@ -404,6 +431,7 @@ class Journal:
         self._off += n
         self._line_end = self._off
         self._crc = crc
+        self.last_t = self._t
         self._records += 1
         self._marks = 0
         return True
@@ -526,6 +554,7 @@ class Journal:
                     parts[p] -= 1
         if self._chunk > i:
             self._chunk -= 1
+        self._done = [(j - 1 if j > i else j, end) for j, end in self._done]
         self._scans = {}
 
     def _oldest_finished(self):
@@ -551,13 +580,46 @@ class Journal:
         if snapshot is None or not snapshot():
             return None
         oldest = min(parts)
-        i = parts.pop(oldest)
+        i = parts[oldest]
+        # The chain value the next part's first record follows: the last record's of this
+        # part (a part of marks only passes on what it was given).
+        after = self._chain_after(i)
+        if after is None:
+            after = self._head_crc
+        # Said before it is done: a cut between the two leaves a record naming a part
+        # that is still there, which verify simply does not need.
+        fields = (("game", self.current), ("parts", oldest + 1), ("from", "%08x" % after))
+        if not self.record("cut", self.last_t, None, None, fields):
+            return None
+        del parts[oldest]
+        self._head_crc = after
+        for k in range(len(self._done)):
+            if self._done[k][0] == i:
+                self._done_size -= self._done[k][1] - DATA_AT
+                del self._done[k]
+                break
         try:
             self.pool.program(i, CLAIM_AT, b"\x00")
         except OSError:
             pass
         self.dirty.append(i)
         return "flash full: the oldest part of the running game's log was reused"
+
+    def _chain_after(self, i):
+        """The checksum of chunk i's last whole record (None: it holds none)."""
+        buf = bytearray(self.block_size)
+        self.pool.read(i, 0, buf)
+        last = None
+        pos = DATA_AT
+        while pos < len(buf) and buf[pos] != _ERASED:
+            nl = buf.find(b"\n", pos)
+            if nl < 0:
+                break
+            c = claimed(bytes(buf[pos:nl]))
+            if c is not None:
+                last = c
+            pos = nl + 1
+        return last
 
     # ----- the protocol's view ---------------------------------------------------------
 

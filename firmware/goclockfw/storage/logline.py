@@ -73,24 +73,67 @@ def verify(lines):
     """Check a log given as lines (bytes or str, newlines optional).
 
     Returns {"ok": bool, "records": [dicts of the good lines, "c" removed],
-    "errors": [(line number from 1, message)], "torn": bool}. Lines of dots are
-    progress marks, not records: skipped. After a bad
-    line the chain goes on from the checksum that line claims, so one damaged
-    record does not hide the rest. "torn" means the only bad line is the last
-    one: a record cut by a power loss while it was being written.
+    "errors": [(line number from 1, message)], "torn": bool, "cut": int or None}.
+    Lines of dots are progress marks, not records: skipped. After a bad line the chain
+    goes on from the checksum that line claims, so one damaged record does not hide the
+    rest. "torn" means the only bad line is the last one: a record cut by a power loss
+    while it was being written.
+
+    A log whose beginning the clock gave up (a full flash, storage/journal.py) starts
+    with a record chained to one that is gone; a "cut" record further on names that
+    checksum (`from`) and how many parts went (`parts`). The chain is then checked from
+    there and "cut" is that number: the log is whole from its first line on, and a
+    beginning taken away by anyone else still fails.
     """
     lines = list(lines)
     if lines and not lines[-1]:
         lines.pop()  # what split("\n") leaves after the final newline
+    out = _verify(lines, 0)
+    first = _first_record_line(lines)
+    if out["errors"] and out["errors"][0][0] == first:
+        # Newest first: an older cut may name a part that has gone since.
+        for rec in reversed(out["records"]):
+            start = _cut_from(rec)
+            if start is None:
+                continue
+            again = _verify(lines, start)
+            if not again["errors"] or again["errors"][0][0] != first:
+                again["cut"] = rec.get("parts")
+                return again
+    return out
+
+
+def _first_record_line(lines):
+    for i, raw in enumerate(lines):
+        b = _strip(raw)
+        if not (b and not b.strip(b".")):
+            return i + 1
+    return None
+
+
+def _cut_from(rec):
+    if rec.get("event") != "cut" or not isinstance(rec.get("from"), str):
+        return None
+    try:
+        return int(rec["from"], 16)
+    except ValueError:
+        return None
+
+
+def _strip(raw):
+    b = raw.encode() if isinstance(raw, str) else bytes(raw)
+    if b[-1:] == b"\n":
+        b = b[:-1]
+    if b[-1:] == b"\r":
+        b = b[:-1]
+    return b
+
+
+def _verify(lines, prev):
     records = []
     errors = []
-    prev = 0
     for i, raw in enumerate(lines):
-        b = raw.encode() if isinstance(raw, str) else bytes(raw)
-        if b[-1:] == b"\n":
-            b = b[:-1]
-        if b[-1:] == b"\r":
-            b = b[:-1]
+        b = _strip(raw)
         if b and not b.strip(b"."):
             continue  # a line of progress marks (storage/journal.py): no record, no checksum
         try:
@@ -102,7 +145,7 @@ def verify(lines):
             if c is not None:
                 prev = c
     torn = len(errors) == 1 and errors[0][0] == len(lines)
-    return {"ok": not errors, "records": records, "errors": errors, "torn": torn}
+    return {"ok": not errors, "records": records, "errors": errors, "torn": torn, "cut": None}
 
 
 def verify_bytes(data):

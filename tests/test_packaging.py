@@ -1,0 +1,172 @@
+"""The project as it is installed and deployed: the package list, the frozen manifest, and
+the host tool installed from the repository, run from somewhere else.
+
+pyproject.toml lists the firmware's subpackages one by one (a package-dir mapping cannot be
+searched), boards/manifest.py freezes the package for a custom MicroPython image, and
+`goclock deploy` copies it as .mpy files: all three must name the same modules, or a board
+gets a firmware with a piece missing. Then the tool is installed (pip, no editable link)
+into a folder of its own and run from a folder outside the checkout, as a user who did
+`pipx install` would: it must find its firmware, board files and voice packs in what pip
+installed.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import tomllib
+
+from goclock import deploy
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIRMWARE = os.path.join(REPO, "firmware")
+
+
+def _firmware_packages():
+    out = []
+    for folder, dirs, files in os.walk(os.path.join(FIRMWARE, "goclockfw")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        if "__init__.py" in files:
+            out.append(os.path.relpath(folder, FIRMWARE).replace(os.sep, "."))
+    return sorted(out)
+
+
+def test_pyproject_lists_every_firmware_package():
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
+        listed = tomllib.load(f)["tool"]["setuptools"]["packages"]
+    assert sorted(p for p in listed if p.startswith("goclockfw")) == _firmware_packages()
+    assert "goclock" in listed
+
+
+def _frozen_by_manifest():
+    """The files boards/manifest.py freezes, by running it with makemanifest's functions."""
+    frozen = []
+
+    def package(name, files=None, base_path="."):
+        frozen.extend(os.path.join(name, f).replace(os.sep, "/") for f in files)
+
+    code = open(os.path.join(REPO, "boards", "manifest.py")).read()
+    here = os.getcwd()
+    os.chdir(os.path.join(REPO, "boards"))  # makemanifest runs a manifest from its folder
+    try:
+        exec(compile(code, "manifest.py", "exec"), {"include": lambda p: None, "package": package})
+    finally:
+        os.chdir(here)
+    return sorted(frozen)
+
+
+def test_the_frozen_manifest_freezes_what_deploy_copies():
+    copied = set()
+    for family in deploy.ARCH:
+        copied.update("goclockfw/" + rel for _src, rel in deploy.package_files(family))
+    assert _frozen_by_manifest() == sorted(copied)
+    assert not [f for f in copied if "/desktop/" in f or "/sim/" in f]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The project pip-installed (not editable) into a folder; (python env, a cwd outside)."""
+    target = tmp_path_factory.mktemp("site")
+    build = tmp_path_factory.mktemp("build")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--target", str(target), REPO],
+        capture_output=True, text=True, env=dict(os.environ, TMPDIR=str(build)),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    env = dict(os.environ, PYTHONPATH=str(target))  # dependencies: this venv's
+    return env, str(tmp_path_factory.mktemp("elsewhere")), str(target)
+
+
+def _goclock(installed, *args):
+    env, cwd, _ = installed
+    return subprocess.run(
+        [sys.executable, "-c", "import sys, goclock.cli; sys.exit(goclock.cli.main())", *args],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=120,
+    )  # fmt: skip
+
+
+def test_installed_tool_is_the_installed_copy(installed):
+    env, cwd, target = installed
+    out = subprocess.run(
+        [sys.executable, "-c", "import goclock, goclockfw; print(goclock.__file__, goclockfw.__file__)"],
+        capture_output=True, text=True, env=env, cwd=cwd,
+    ).stdout.split()  # fmt: skip
+    assert out and all(p.startswith(target) for p in out)
+
+
+def test_installed_tool_runs_outside_the_checkout(installed):
+    from goclockfw import VERSION
+
+    r = _goclock(installed, "--version")
+    assert r.returncode == 0 and VERSION in r.stdout
+
+    scenario = os.path.join(installed[1], "game.json")
+    with open(scenario, "w") as f:
+        f.write('{"time_control": {"type": "sudden_death", "main": 10}, '
+                '"events": [{"t": 0, "do": "start"}], "until": 12000}')  # fmt: skip
+    r = _goclock(installed, "simulate", scenario)
+    assert r.returncode == 0, r.stderr
+    assert '{"event":"timeout","t":10000,"side":"black"}' in r.stdout
+
+    r = _goclock(installed, "config", "set", "cn", "2h/5", "--dry-run")
+    assert r.returncode == 0 and "cn 2h/5" in r.stdout, r.stderr
+
+    r = _goclock(installed, "voice", "check", "zh")  # a shipped pack, by its name
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _goclock(installed, "voice", "check", "xx")
+    assert r.returncode == 2 and "shipped: en, ja, zh" in r.stderr
+
+    r = _goclock(installed, "deploy", "--board", "pico", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert ":/lib/goclockfw/app/session.mpy" in r.stdout and ":/board.json" in r.stdout
+    assert installed[2] in r.stdout  # the board file and the pack from what pip installed
+
+
+def test_package_json_is_current_and_mip_installs_a_working_package(tmp_path, micropython):
+    """mpremote's own mip code installs package.json (relative URLs) into a board's /lib;
+    the modules it writes are the package, and they run under the MicroPython unix port."""
+    from mpremote import mip
+
+    from support.tools import _load
+
+    maker = _load("make_package_json")
+    with open(os.path.join(REPO, "package.json"), encoding="utf-8") as f:
+        assert f.read() == maker.text(), "package.json is stale: python tools/make_package_json.py"
+
+    board = tmp_path / "board"
+
+    class Transport:  # the board's file system, as mpremote's transport offers it
+        def fs_exists(self, path):
+            return (board / path.lstrip("/")).exists()
+
+        def fs_mkdir(self, path):
+            (board / path.lstrip("/")).mkdir()
+
+        def fs_writefile(self, path, data, progress_callback=None):
+            (board / path.lstrip("/")).write_bytes(data)
+
+    board.mkdir()
+    here = os.getcwd()
+    os.chdir(REPO)  # the URLs are relative to package.json, as in a checkout
+    try:
+        mip._install_json(Transport(), "package.json", None, "/lib", None, True)
+    finally:
+        os.chdir(here)
+    written = sorted(
+        os.path.relpath(os.path.join(d, n), board / "lib").replace(os.sep, "/")
+        for d, _dirs, names in os.walk(board / "lib")
+        for n in names
+    )
+    assert written == _frozen_by_manifest()
+
+    out = subprocess.run(
+        [micropython, "-c",
+         "from goclockfw.core.timecontrol import parse; from goclockfw.app.session import Session;"
+         "print(parse({'type': 'sudden_death', 'main': 60}).kind)"],
+        capture_output=True, text=True, env=dict(os.environ, MICROPYPATH=str(board / "lib")),
+        cwd=str(tmp_path), timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip()
