@@ -66,7 +66,10 @@ PACKS = {
         "tempo": 1.25,  # then sox's tempo (pitch kept), for every clip
         "count_speed": 0.9,  # the counts a little slower, and without the pack's tempo
         "count_tempo": 1.0,
-        "voices": {},
+        # jf_alpha's 到着 was heard as どうぞ (or 動作) at tempo 1.0, 1.1 and 1.25 and at speed
+        # 0.9, as near to other phrases as to its own; jf_gongitsune's (another woman's
+        # voice) as どうじゃぐ, nearest to 到着 (docs/voices.md).
+        "voices": {"到着": "jf_gongitsune"},
     },
     "en": {
         "profile": "en",
