@@ -10,6 +10,7 @@ from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError, TransportError
 from goclock.transport import SerialTransport
 from support.games import play_game
+from support.scripted import Script
 
 # Black's main time runs out at 65 s; "30秒" is called 30 s into a 60 s period, at 1:35.
 BYO_60 = {"type": "byoyomi", "main": 65, "periods": 5, "period": 60}
@@ -20,24 +21,6 @@ def client(line):
     transport = SerialTransport(line.path)
     yield Client(transport, timeout=2.0, first_id=1)
     transport.close()
-
-
-class Script:
-    """A transport reading prepared lines; records what was written."""
-
-    def __init__(self, lines):
-        self.lines = list(lines)
-        self.written = []
-        self.url = "script"
-
-    def write_line(self, text):
-        self.written.append(json.loads(text))
-
-    def read_line(self, timeout):
-        if not self.lines:
-            raise DeviceTimeout("silent")
-        line = self.lines.pop(0)
-        return line(self.written[-1]["id"]) if callable(line) else line
 
 
 def test_request_and_reply(client, line):

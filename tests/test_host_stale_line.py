@@ -12,9 +12,10 @@ import pytest
 
 from goclock.cli import main
 from goclock.client import Client
-from goclock.errors import DeviceError, DeviceTimeout
+from goclock.errors import DeviceError
 from goclock.transport import SerialTransport
 from protocol_support import make_device
+from support.scripted import Script
 
 
 def die_mid_line(line, half):
@@ -49,24 +50,6 @@ def test_a_bare_newline_first(line):
         t.close()
     assert line.lines[0] == b""  # nothing else on the line before our newline
     assert json.loads(line.lines[1])["cmd"] == "status"
-
-
-class Script:
-    """A transport reading prepared lines (a callable gets the last request's id)."""
-
-    def __init__(self, lines):
-        self.lines = list(lines)
-        self.written = []
-        self.url = "script"
-
-    def write_line(self, text):
-        self.written.append(text)
-
-    def read_line(self, timeout):
-        if not self.lines:
-            raise DeviceTimeout("silent")
-        line = self.lines.pop(0)
-        return line(json.loads(self.written[-1])["id"]) if callable(line) else line
 
 
 def reply(**fields):
