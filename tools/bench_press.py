@@ -8,7 +8,6 @@ the clock's own charge error (the issue asks for at most 2 ms). A figure, not
 a test: tests run on virtual time.
 """
 
-import base64
 import statistics
 import sys
 import tempfile
@@ -18,16 +17,6 @@ from goclock.simulator import Firmware
 from goclockfw.storage.logline import verify_bytes
 
 PRESSES = 40
-
-
-def pull(fw, game):
-    """A game's log over the serial line, as goclock logs pull reads it."""
-    data = b""
-    while True:
-        r = fw.request({"cmd": "logs.get", "game": game, "offset": len(data)})
-        data += base64.b64decode(r["data"])
-        if r["eof"]:
-            return data
 
 
 def main():
@@ -46,7 +35,7 @@ def main():
                 sent.append(time.monotonic())
             time.sleep(0.1)  # the debounce window of the last press
             st = fw.request({"cmd": "status"})
-            records = verify_bytes(pull(fw, st["game"]))["records"]
+            records = verify_bytes(fw.read_log(st["game"]))["records"]
         finally:
             fw.stop()
     used = [r["used_ms"] for r in records if r["event"] == "press"]

@@ -8,7 +8,6 @@ at which moment of the game. At the end the game log is read back over the
 line and its checksum chain verified.
 """
 
-import base64
 import sys
 import tempfile
 
@@ -99,7 +98,7 @@ def run(Firmware, out=sys.stdout):
                     fw.keys(step)
             st = fw.request({"cmd": "status"})
             out.write("\nnow %s\n" % status_line(st))
-            data = read_log(fw, st["game"])
+            data = fw.read_log(st["game"])
             check = verify_bytes(data)
             out.write(
                 "game log %s: %d records, checksum chain %s\n"
@@ -109,12 +108,3 @@ def run(Firmware, out=sys.stdout):
             return 0 if check["ok"] else 1
         finally:
             fw.stop()
-
-
-def read_log(fw, game):
-    data = b""
-    while True:
-        r = fw.request({"cmd": "logs.get", "game": game, "offset": len(data)})
-        data += base64.b64decode(r["data"])
-        if r["eof"]:
-            return data

@@ -10,6 +10,7 @@ given, with the board's geometry (see desktop/board.py). Used by `make sim`
 (tools/sim.py), the tests and the benchmarks.
 """
 
+import base64
 import fcntl
 import json
 import os
@@ -176,6 +177,15 @@ class Firmware:
                     return line
                 self.events.append(line)
         raise TimeoutError("no reply to %r" % obj)
+
+    def read_log(self, game):
+        """A game's whole log over the serial line, chunk by chunk as `goclock logs pull` asks."""
+        data = b""
+        while True:
+            r = self.request({"cmd": "logs.get", "game": game, "offset": len(data)})
+            data += base64.b64decode(r["data"])
+            if r["eof"]:
+                return data
 
     def stop(self, timeout=5.0):
         if self.proc.poll() is None:
