@@ -140,9 +140,9 @@ def limit(x, rate, ceiling, lookahead_s=0.002, release_s=0.05):
     The gain each sample needs is spread over the look-ahead on both sides (a minimum
     over 2 windows, then their average: never above the need, no step to click), and it
     recovers with a release of `release_s`. A final clamp guards the ceiling exactly."""
-    need = [min(1.0, ceiling / abs(v)) if v else 1.0 for v in x]
-    if min(need, default=1.0) >= 1.0:
+    if not x or max(map(abs, x)) <= ceiling:
         return list(x), 0.0
+    need = [min(1.0, ceiling / abs(v)) if v else 1.0 for v in x]
     w = max(1, int(lookahead_s * rate))
     n = len(x)
     # lowest[i]: the least gain x[i - w .. i + w] need; each sample's gain is the mean of

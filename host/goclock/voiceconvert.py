@@ -80,16 +80,17 @@ def _wav_names(folder):
 
 
 def guess_profile(src):
-    """The profile whose clip names SRC holds most of, or None when it holds none."""
+    """The profile whose clip names SRC matches best (most present, fewest missing), or
+    None when it holds none of any profile's."""
     present = set(_wav_names(src))
-    best, best_count = None, 0
+    best, best_score = None, None
     for name in ("cn", "jp", "en"):
         profile = voice.load_profile(name)
-        count = sum(
-            voice.file_name(p, profile).lower() in present for p in voice.required_phrases(profile)
-        )
-        if count > best_count:
-            best, best_count = name, count
+        needed = [voice.file_name(p, profile).lower() for p in voice.required_phrases(profile)]
+        found = sum(n in present for n in needed)
+        score = found - (len(needed) - found)
+        if found and (best_score is None or score > best_score):
+            best, best_score = name, score
     return best
 
 
@@ -177,8 +178,9 @@ def convert_clip(clip, target_lufs=TARGET_LUFS, gain_db=None, resamplers=None):
     scale = 10 ** (gain_db / 20)
     y, clip.limited_db = dsp.limit([v * scale for v in y], RATE, 10 ** (CEILING_DB / 20))
     y = dsp.fade(y, RATE)
-    clip.lufs_out = dsp.loudness(y, RATE)
-    ints = [max(-32768, min(32767, int(round(v * 32768)))) for v in y]
+    # Measured again only when the limiter changed it (the ramps touch the margins only).
+    clip.lufs_out = dsp.loudness(y, RATE) if clip.limited_db else clip.lufs_in + gain_db
+    ints = [min(32767, max(-32768, round(v * 32768))) for v in y]
     clip.samples = len(ints)
     clip.wav = adpcmenc.wav_bytes(ints, RATE)
     return clip
