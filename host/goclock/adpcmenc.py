@@ -5,7 +5,8 @@ tag 0x11, mono, 4 bits a sample, 256-byte blocks of 505 samples, a `fact` chunk 
 clip's length, the last block padded. The encoder tracks the decoder's predictor and step
 index with the decoder's own arithmetic (firmware/goclockfw/audio/adpcm.py), so what the
 clock decodes is what was meant, and each block's header restarts the predictor from the
-true sample: an error cannot drift from one block to the next.
+true sample: an error cannot drift from one block to the next. Each header's step index
+is chosen to suit the block's first samples (_start_index).
 """
 
 import struct
@@ -16,40 +17,70 @@ BLOCK_ALIGN = 256
 _STEPS = struct.unpack("<89H", adpcm._STEPS)
 # How the step index moves after each code's magnitude (the low three bits).
 _INDEX_MOVE = (-1, -1, -1, -1, 2, 4, 6, 8)
+TRIAL = 24  # samples a candidate start index is judged on
+
+
+def _code(x, pred, index):
+    """(code, new predictor, new index) for sample x: the standard encoder's choice of the
+    three magnitude bits, then the decoder's own reconstruction."""
+    step = _STEPS[index]
+    diff = x - pred
+    code = 0
+    if diff < 0:
+        code = 8
+        diff = -diff
+    if diff >= step:
+        code |= 4
+        diff -= step
+    if diff >= step >> 1:
+        code |= 2
+        diff -= step >> 1
+    if diff >= step >> 2:
+        code |= 1
+    delta = step >> 3
+    if code & 4:
+        delta += step
+    if code & 2:
+        delta += step >> 1
+    if code & 1:
+        delta += step >> 2
+    pred = max(-32768, pred - delta) if code & 8 else min(32767, pred + delta)
+    index = min(adpcm.MAX_STEP_INDEX, max(0, index + _INDEX_MOVE[code & 7]))
+    return code, pred, index
+
+
+def _trial_error(samples, start, index):
+    """The squared error over the first TRIAL samples of a block begun at `index`."""
+    pred = samples[start]
+    err = 0
+    for x in samples[start + 1 : start + 1 + TRIAL]:
+        _, pred, index = _code(x, pred, index)
+        err += (x - pred) * (x - pred)
+    return err
+
+
+def _start_index(samples, start, carried):
+    """The step index a block's header should give: the one carried over from the last
+    block, or a nearby one (any, for the first block) when it follows the signal better
+    at the block's start: a header may set any index, and a wrong one costs the first
+    few samples their accuracy."""
+    if start == 0:
+        candidates = range(0, adpcm.MAX_STEP_INDEX + 1, 4)
+    else:
+        near = (carried - 8, carried - 3, carried, carried + 3, carried + 8)
+        candidates = [i for i in near if 0 <= i <= adpcm.MAX_STEP_INDEX]
+    return min(candidates, key=lambda i: (_trial_error(samples, start, i), i != carried))
 
 
 def _encode_block(samples, start, per_block, index, out):
     """Append one block (header + codes) for samples[start:start + per_block]; the step
     index to carry into the next block."""
+    index = _start_index(samples, start, index)
     pred = samples[start]
     out += struct.pack("<hBB", pred, index, 0)
     codes = []
     for x in samples[start + 1 : start + per_block]:
-        step = _STEPS[index]
-        diff = x - pred
-        code = 0
-        if diff < 0:
-            code = 8
-            diff = -diff
-        # The three magnitude bits, chosen as the standard encoder does; the decoder's
-        # reconstruction (below) then decides the new predictor.
-        if diff >= step:
-            code |= 4
-            diff -= step
-        if diff >= step >> 1:
-            code |= 2
-            diff -= step >> 1
-        if diff >= step >> 2:
-            code |= 1
-        delta = step >> 3
-        if code & 4:
-            delta += step
-        if code & 2:
-            delta += step >> 1
-        if code & 1:
-            delta += step >> 2
-        pred = max(-32768, pred - delta) if code & 8 else min(32767, pred + delta)
-        index = min(adpcm.MAX_STEP_INDEX, max(0, index + _INDEX_MOVE[code & 7]))
+        code, pred, index = _code(x, pred, index)
         codes.append(code)
     codes += [0] * (per_block - 1 - len(codes))  # the last block: padded to its full size
     out += bytes(codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2))
