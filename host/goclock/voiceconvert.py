@@ -144,12 +144,27 @@ def _limited_list(items, most=12):
     return shown
 
 
+def _reason(exc):
+    if isinstance(exc, OSError):
+        return "cannot read: %s" % (exc.strerror or exc)
+    return str(exc)
+
+
+def _refuse(bad):
+    """GoclockError naming the unusable recordings: one line for one, a list for more."""
+    if len(bad) == 1:
+        raise GoclockError(bad[0])
+    if bad:
+        lines = "\n  ".join(_limited_list(bad))
+        raise GoclockError("%d recordings cannot be used:\n  %s" % (len(bad), lines))
+
+
 def convert_clip(clip, target_lufs=TARGET_LUFS, gain_db=None, resamplers=None):
     """Fill in `clip` (a Converted) from its recording; WavError when it cannot be used."""
     try:
         rec = wavin.read(clip.source)
     except OSError as exc:
-        raise wavin.WavError("cannot read: %s" % (exc.strerror or exc)) from None
+        raise wavin.WavError(_reason(exc)) from None
     clip.what, clip.input_s = rec.what, rec.seconds
     if rec.clipped >= wavin.CLIP_RUN:
         raise wavin.WavError(
@@ -234,7 +249,16 @@ def convert(
             "%s: %d recording(s) missing for profile %s (%s):\n  %s"
             % (src, len(missing), name, why, "\n  ".join(_limited_list(missing)))
         )
-    clips, bad, notes = [], [], []
+    # Headers first, all of them: a file that is no usable WAV is named in a moment, not
+    # after the others have been converted.
+    bad = []
+    for _fname, path in found.values():
+        try:
+            wavin.probe(path)
+        except (wavin.WavError, OSError) as exc:
+            bad.append("%s: %s" % (path, _reason(exc)))
+    _refuse(bad)
+    clips, notes = [], []
     resamplers = {}
     for i, phrase in enumerate(voice.required_phrases(profile)):
         fname, path = found[phrase]
@@ -248,17 +272,7 @@ def convert(
             notes += clip.notes()
         if progress:
             progress(i + 1, len(found), fname)
-    if bad:
-        head = (
-            bad[0]
-            if len(bad) == 1
-            else "%d recordings cannot be used:\n  %s"
-            % (
-                len(bad),
-                "\n  ".join(_limited_list(bad)),
-            )
-        )
-        raise GoclockError(head)
+    _refuse(bad)
     notes += ["%s is not a clip of profile %s: not used" % (n, name) for n in unused]
     try:
         os.makedirs(out, exist_ok=True)

@@ -126,29 +126,47 @@ def _adpcm(fmt, data, fact):
     return out, 32768
 
 
-def read(path):
-    """The Recording of the WAV file at `path`; WavError (or OSError) when it is none."""
+def _load(path):
+    """(chunks, tag, channels, rate, align, bits) of a WAV file whose format is taken."""
     with open(path, "rb") as f:
         data = f.read()
     chunks = _chunks(data)
     tag, channels, rate, align, bits = _format(chunks[b"fmt "])
+    if tag == PCM:
+        width = align // channels if align else (bits + 7) // 8
+        if not 1 <= width <= 4:
+            raise WavError("%d-bit PCM: not supported; %s" % (bits, _ADVICE))
+    elif not (tag == FLOAT and bits in (32, 64)) and not (
+        tag == adpcm.FORMAT_TAG and channels == 1
+    ):
+        name = "%d-bit float" % bits if tag == FLOAT else _CODECS.get(tag, "format tag %d" % tag)
+        raise WavError("%s: not supported; %s" % (name, _ADVICE))
+    if len(chunks[b"data"]) < max(1, align):
+        raise WavError("no samples in it (an empty recording)")
+    return chunks, tag, channels, rate, align, bits
+
+
+def probe(path):
+    """Check a file's header and size only (fast): WavError (or OSError) for a file read()
+    would refuse by its format, before any time is spent converting the others."""
+    _load(path)
+
+
+def read(path):
+    """The Recording of the WAV file at `path`; WavError (or OSError) when it is none."""
+    chunks, tag, channels, rate, align, bits = _load(path)
     body = chunks[b"data"]
     if tag == PCM:
         values, scale = _pcm(body, bits, align, channels)
         what = "%d-bit PCM" % bits
-    elif tag == FLOAT and bits in (32, 64):
+    elif tag == FLOAT:
         values, scale = _unpack(body, "f" if bits == 32 else "d", bits // 8, 1.0)
         what = "%d-bit float" % bits
-    elif tag == adpcm.FORMAT_TAG and channels == 1:
+    else:
         fact = chunks.get(b"fact")
         count = struct.unpack("<I", fact[:4])[0] if fact and len(fact) >= 4 else None
         values, scale = _adpcm(chunks[b"fmt "], body, count)
         what = "IMA ADPCM"
-    else:
-        name = _CODECS.get(tag, "format tag %d" % tag)
-        if tag == FLOAT:
-            name = "%d-bit float" % bits
-        raise WavError("%s: not supported; %s" % (name, _ADVICE))
     frames = len(values) // channels
     if frames == 0:
         raise WavError("no samples in it (an empty recording)")

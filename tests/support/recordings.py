@@ -28,8 +28,8 @@ def _frames(kind, values):
     if kind in ("f32", "f64"):
         return array.array("f" if kind == "f32" else "d", values).tobytes()
     width = KINDS[kind][0]
-    top = 1 << (8 * width - 1)
-    ints = [max(-top, min(top - 1, int(round(v * top)))) for v in values]
+    top = (1 << (8 * width - 1)) - 1  # 1.0 is the largest value, -1.0 one above the least
+    ints = [int(v * top) for v in values]
     if kind == "u8":
         return bytes(n + 128 for n in ints)
     if kind == "s16":
@@ -65,26 +65,36 @@ def wav_bytes(channels_data, rate, kind="s16", extensible=False, tag=None):
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
+_SHAPES = {}
+
+
+def _tone(rate, n):
+    """220 Hz and its harmonics 2, 3 and 5, like a voiced vowel (made once per length)."""
+    key = (rate, n)
+    if key not in _SHAPES:
+        w = [2 * math.pi * 220 * k / rate for k in (1, 2, 3, 5)]
+        _SHAPES[key] = [
+            (math.sin(w[0] * i) + math.sin(w[1] * i) / 2 + math.sin(w[2] * i) / 3) / 1.6
+            + math.sin(w[3] * i) / 8
+            for i in range(n)
+        ]
+    return _SHAPES[key]
+
+
 def utterance(rate, burst_s=0.3, peak=0.5, before_s=0.15, after_s=0.2, noise=True, seed=0):
     """Silence, a burst of `burst_s` at `peak`, silence: a list of floats.
 
-    Even seeds give a tone (220 Hz and its harmonics, like a voiced vowel), odd ones a
-    noise burst (like a fricative); both start and end with 5 ms ramps. The silence has
-    a noise floor 70 dB under full scale."""
+    Even seeds give a tone (like a voiced vowel), odd ones a noise burst (like a
+    fricative); both start and end with 5 ms ramps. The silence has a noise floor 70 dB
+    under full scale."""
     rnd = random.Random(seed)
-    out = [(rnd.random() - 0.5) * 0.0006 if noise else 0.0 for _ in range(int(before_s * rate))]
+    floor = 0.0006 if noise else 0.0
+    out = [(rnd.random() - 0.5) * floor for _ in range(int(before_s * rate))]
     n = int(burst_s * rate)
     ramp = max(1, int(0.005 * rate))
-    for i in range(n):
-        env = min(1.0, i / ramp, (n - 1 - i) / ramp)
-        if seed % 2 == 0:
-            t = i / rate
-            v = sum(math.sin(2 * math.pi * 220 * k * t) / k for k in (1, 2, 3, 5)) / 1.6
-        else:
-            v = rnd.gauss(0.0, 0.3)
-            v = max(-1.0, min(1.0, v))
-        out.append(peak * env * v)
-    out += [(rnd.random() - 0.5) * 0.0006 if noise else 0.0 for _ in range(int(after_s * rate))]
+    shape = _tone(rate, n) if seed % 2 == 0 else [2 * rnd.random() - 1 for _ in range(n)]
+    out += [peak * min(1.0, i / ramp, (n - 1 - i) / ramp) * v for i, v in enumerate(shape)]
+    out += [(rnd.random() - 0.5) * floor for _ in range(int(after_s * rate))]
     return out
 
 
