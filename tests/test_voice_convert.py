@@ -194,6 +194,11 @@ def test_a_bad_recording_stops_the_run_before_anything_is_written(takes, tmp_pat
     assert err.count("\n") == 1, err  # one line
     assert err.startswith("goclock: ") and "count_3.wav: not a WAV file" in err
     assert not out.exists()
+    (takes / "sec_20.wav").write_bytes(b"RIFF\0\0\0\0WAVEfmt ")
+    rc, _, err = run(capsys, "voice", "convert", takes, out)
+    assert rc == 2 and err.startswith("goclock: 2 recordings cannot be used:\n")
+    assert "count_3.wav: not a WAV file" in err and "sec_20.wav: no fmt chunk" in err
+    assert not out.exists()
 
 
 def _fmt_tag(data, tag):
