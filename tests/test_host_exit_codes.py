@@ -145,6 +145,8 @@ CASES = [
     ("voice check DIR", "none", 2),
     ("voice check DIR/none", "none", 2),
     ("voice push ZH", "none", 3),
+    ("voice phrases --like en", "none", 0),
+    ("voice phrases --like nosuch", "none", 2),
     ("voice convert RECS DIR/pack", "none", 0),
     ("voice convert DIR DIR/pack", "none", 2),  # no recordings in it
     ("voice convert RECS LOG/pack", "none", 1),  # cannot write: LOG is a file
@@ -165,7 +167,15 @@ NOT_HERE = {
     ("voice push", 0): "copying needs a board",
     ("voice push", 1): "copying needs a board (mpremote)",
 }
-LOCAL = {"presets add", "presets remove", "logs verify", "voice check", "voice convert", "simulate"}
+LOCAL = {
+    "presets add",
+    "presets remove",
+    "logs verify",
+    "voice check",
+    "voice convert",
+    "voice phrases",
+    "simulate",
+}
 
 
 def commands(parser=None, prefix=""):

@@ -7,6 +7,7 @@ through the firmware's own header parser and ADPCM decoder, as the clock would p
 """
 
 import array
+import json
 import math
 import os
 import shutil
@@ -260,6 +261,22 @@ def test_usage_errors(takes, tmp_path, capsys):
     assert rc == 2 and "has no .wav files" in err
     with pytest.raises(SystemExit):  # argparse: one level option or the other
         main(["voice", "convert", "--gain", "3", "--target-lufs", "-20", str(takes), "o"])
+
+
+def test_voice_phrases_lists_what_to_record(capsys):
+    rc, text, _ = run(capsys, "voice", "phrases", "--profile", "en", "--json")
+    rows = {r["file"]: r for r in json.loads(text)}
+    assert rc == 0 and len(rows) == len(voice.required_phrases(voice.load_profile("en")))
+    assert rows["count_5.wav"] == {
+        "file": "count_5.wav",
+        "phrase": "5",
+        "alone_ms": 800,
+        "together": None,
+    }
+    assert rows["resume.wav"]["phrase"] == "resumed" and rows["resume.wav"]["alone_ms"] == 3000
+    rc, text, _ = run(capsys, "voice", "phrases", "--like", "zh")
+    assert rc == 0 and "profile cn: 110 recordings" in text and "left_min_4.wav" in text
+    assert "2.0 s with 1分" in text  # 还剩4分 is said right after 1分
 
 
 # ----- the pieces -----

@@ -285,8 +285,20 @@ def build_parser():
     )
 
     voice = _group(
-        sub, "voice", "voice packs: convert your recordings, check a pack, push one to the clock"
+        sub,
+        "voice",
+        "voice packs: what to record, converting it, checking a pack, pushing one to the clock",
     )
+    p = _add(
+        voice,
+        "phrases",
+        "cmd_deploy:do_voice_phrases",
+        "what to record for a pack: each file, its phrase, how long it may last",
+        device=False,
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--profile", choices=("cn", "jp", "en"), help="call profile (default cn)")
+    which.add_argument("--like", metavar="PACK", help="the profile of this pack (zh, ja, en)")
     p = _add(
         voice,
         "convert",

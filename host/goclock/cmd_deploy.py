@@ -225,3 +225,41 @@ def do_voice_convert(args):
             "%s: %d problem(s): the pack cannot be used as it is" % (args.out, len(report.problems))
         )
     return 0
+
+
+def do_voice_phrases(args):
+    from rich.table import Table
+
+    from . import voice, voiceconvert
+
+    name = args.profile
+    if args.like:
+        name = voiceconvert.profile_of(None, like=pack_folder(args.like))[0]
+    rows = voiceconvert.recording_list(voice.load_profile(name or "cn"))
+    if args.json:
+        ui.print_json(
+            [
+                {
+                    "file": fname,
+                    "phrase": phrase,
+                    "alone_ms": alone,
+                    "together": {"with": list(shared[0]), "ms": shared[1]} if shared else None,
+                }
+                for fname, phrase, alone, shared in rows
+            ]
+        )
+        return 0
+    table = Table(
+        header_style="bold", title="profile %s: %d recordings" % (name or "cn", len(rows))
+    )
+    table.add_column("file")
+    table.add_column("say")
+    table.add_column("under")
+    for fname, phrase, alone, shared in rows:
+        limits = ["%.1f s" % (alone / 1000)] if alone else []
+        if shared:
+            limits.append("%.1f s with %s" % (shared[1] / 1000, " + ".join(shared[0])))
+        table.add_row(fname, phrase, "; ".join(limits))
+    ui.console().print(table)
+    print("record each as its file; then: goclock voice convert FOLDER PACK")
+    return 0

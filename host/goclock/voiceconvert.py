@@ -74,6 +74,25 @@ class Converted:
         return out
 
 
+def recording_list(profile):
+    """What to record for `profile`: [(file, phrase, alone_ms, together)], in the order of
+    voice.required_phrases. alone_ms: the tightest limit on the phrase by itself (None when
+    it is only ever said with others); together: (other phrases, limit_ms) of the tightest
+    limit it shares with phrases said right after it, or None."""
+    alone, shared = {}, {}
+    for rule in voice.slot_rules(profile):  # tightest first
+        for phrase in rule.phrases:
+            if len(rule.phrases) == 1:
+                alone.setdefault(phrase, rule.limit_ms)
+            elif phrase not in shared:
+                others = tuple(p for p in rule.phrases if p != phrase)
+                shared[phrase] = (others, rule.limit_ms)
+    return [
+        (voice.file_name(p, profile), p, alone.get(p), shared.get(p))
+        for p in voice.required_phrases(profile)
+    ]
+
+
 def _wav_names(folder):
     """{lower-case name: name} of the .wav files in a folder."""
     return {n.lower(): n for n in os.listdir(folder) if n.lower().endswith(".wav")}
