@@ -99,12 +99,12 @@ def test_silence_is_trimmed_to_the_burst(mixed):
     _, out, made = mixed
     for name, (_kind, _rate, _ch, _peak, burst) in made.items():
         clip, samples = decoded(out / name)
-        # The burst, 20 ms kept before it and 40 ms after (the recordings had 150 and 200 ms),
+        # The burst, 10 ms kept before it and 30 ms after (the recordings had 150 and 200 ms),
         # give or take a 10 ms frame.
-        assert abs(clip.duration_ms - (burst * 1000 + 60)) <= 20, (name, clip.duration_ms)
-        # The first 10 ms are the silence kept before the burst, faded in: 20 dB under it
-        # at least (an 8-bit take at -34 dBFS brings its own hiss).
-        head = max(abs(v) for v in samples[:160])
+        assert abs(clip.duration_ms - (burst * 1000 + 40)) <= 20, (name, clip.duration_ms)
+        # The first 7.5 ms are the silence kept before the burst, faded in: 20 dB under
+        # it at least (an 8-bit take at -34 dBFS brings its own hiss).
+        head = max(abs(v) for v in samples[:120])
         assert head < 0.1 * max(abs(v) for v in samples), (name, head)
 
 
@@ -149,14 +149,14 @@ def test_a_quieter_target_and_a_fixed_gain(tmp_path):
 
 
 def test_a_clip_too_long_for_its_slot_is_named(takes, tmp_path, capsys):
-    long_five = utterance(16000, 0.9, 0.5, seed=3)  # "5" lasting 0.96 s: counts get 0.8 s
+    long_five = utterance(16000, 0.9, 0.5, seed=3)  # "5" lasting 0.94 s: counts get 0.8 s
     (takes / "count_5.wav").write_bytes(wav_bytes([long_five], 16000))
     out = tmp_path / "mine"
     rc, text, err = run(capsys, "voice", "convert", takes, out)
     assert rc == 2
-    assert "count_5.wav (5): 960 ms, must be under 800 ms" in err, err
+    assert "count_5.wav (5): 940 ms, must be under 800 ms" in err, err
     assert "too long for their slot" in err
-    assert any(line.startswith("problem: too long: 5: 960 ms") for line in text.splitlines())
+    assert any(line.startswith("problem: too long: 5: 940 ms") for line in text.splitlines())
     assert (out / "count_5.wav").exists() and not (out / "manifest.json").exists()
     # Said again, shorter: OUT is not empty, so --force is needed to replace it.
     (takes / "count_5.wav").write_bytes(wav_bytes([utterance(16000, 0.3, 0.5)], 16000))

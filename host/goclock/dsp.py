@@ -112,7 +112,7 @@ def frame_levels(x, rate, frame_s=0.01):
     return frame, levels
 
 
-def speech_bounds(x, rate, below_peak=40.0, above_noise=10.0, lead_s=0.02, tail_s=0.04):
+def speech_bounds(x, rate, below_peak=40.0, above_noise=10.0, lead_s=0.01, tail_s=0.03):
     """(start, end) of the speech in `x`, or None when no frame stands out.
 
     A 10 ms frame is speech when it is within `below_peak` dB of the loudest frame and

@@ -7,7 +7,8 @@ count_1.wav, sec_30.wav, ...), in any common format (wavin.py). Each clip is
    empty, silent or clipped (CLIP_RUN samples in a row at full scale);
 2. cut roughly to its speech (200 ms kept around it), resampled to 16 kHz
    (resample.py: windowed sinc), high-passed at 80 Hz (rumble, DC), then cut to its
-   speech (20 ms kept before, 40 ms after: dsp.speech_bounds);
+   speech (10 ms kept before, 30 ms after, as tools/voice/make_packs.py does:
+   dsp.speech_bounds);
 3. brought to a common loudness, `target_lufs` (BS.1770 integrated loudness, K-weighted
    and gated: dsp.loudness), or given a fixed `gain_db` instead; a look-ahead limiter
    keeps every peak under CEILING_DB; ramps of 5 and 10 ms at the ends;
