@@ -220,6 +220,10 @@ BAD = {
         wav_bytes([[max(-1.0, min(1.0, 3 * math.sin(i / 10))) for i in range(8000)]], 16000),
         "clipped (",
     ),
+    "clipped 24-bit": (
+        wav_bytes([[max(-1.0, min(1.0, 2 * math.sin(i / 7))) for i in range(8000)]], 8000, "s24"),
+        "clipped (",
+    ),
     "clipped float": (
         wav_bytes([[1.0 if (i // 20) % 2 else -0.3 for i in range(8000)]], 16000, "f32"),
         "clipped (",

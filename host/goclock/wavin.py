@@ -28,7 +28,7 @@ _CODECS = {  # format tags people meet, named in the error
     0x50: "MPEG",
 }
 _ADVICE = "save it as PCM WAV (16- or 24-bit) and convert again"
-CLIP_RUN = 3  # this many samples in a row at full scale: the recording clipped
+CLIP_RUN = 3  # this many equal samples in a row at full scale: the recording clipped
 
 
 class WavError(ValueError):
@@ -37,7 +37,8 @@ class WavError(ValueError):
 
 class Recording:
     """A WAV file read whole: `rate`, `channels`, `samples` (mono floats), `clipped` (the
-    longest run of samples at full scale in any channel: CLIP_RUN or more is clipping)."""
+    longest run of equal samples at full scale in any channel: CLIP_RUN or more is
+    clipping)."""
 
     def __init__(self, rate, channels, samples, clipped, what):
         self.rate = rate
@@ -183,20 +184,20 @@ def read(path):
 
 
 def _clip_run(values, channels, scale, is_float):
-    """The longest run of one channel's samples held at full scale (float: one value, at
-    1.0 or beyond: a float file may go over 1.0 without having clipped)."""
-    top = 1.0 if is_float else scale - 1
-    bottom = -1.0 if is_float else -scale
-    if max(values) < top and min(values) > bottom:
+    """The longest run of one channel's samples held at one value at full scale: within
+    1 % of it for integers (a 24-bit take in 32-bit words tops out at 0x7fffff00), at 1.0
+    or beyond for floats (which may go over 1.0 without having clipped)."""
+    top = 1.0 if is_float else 0.99 * scale
+    if max(values) < top and min(values) > -top:
         return 0  # the common case, at C speed
     longest = 0
     for c in range(channels):
         run = 0
         prev = None
         for v in values[c::channels]:
-            if v < top and v > bottom:
+            if -top < v < top:
                 run = 0
-            elif run and (v == prev or not is_float):
+            elif run and v == prev:
                 run += 1
             else:
                 run = 1
