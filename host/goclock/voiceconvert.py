@@ -28,9 +28,9 @@ from .errors import DeviceIOError, GoclockError, UsageError
 from .resample import Resampler
 
 RATE = 16000
-TARGET_LUFS = (
-    -16.0
-)  # the shipped packs (peak-normalised) measure -17.1 (zh), -13.4 (ja), -15.8 (en)
+# The loudness every clip is brought to; the shipped packs (peak-normalised) measure -17.1
+# (zh), -13.4 (ja) and -15.8 LUFS (en), the median of their clips.
+TARGET_LUFS = -16.0
 CEILING_DB = -1.0  # no sample above this after the limiter (as the shipped packs' peaks)
 QUIET_DB = 30.0  # a clip that needs more gain than this was recorded too quietly: noted
 LIMITED_DB = 6.0  # peaks cut by more than this: noted (the clip may sound squashed)
@@ -207,6 +207,8 @@ def convert_clip(clip, target_lufs=TARGET_LUFS, gain_db=None, resamplers=None):
         raise wavin.WavError("no sound in it once low rumble is filtered out")
     y = y[bounds[0] : bounds[1]]
     clip.lufs_in = dsp.loudness(y, RATE)
+    if clip.lufs_in < dsp.ABSOLUTE_GATE:  # a click in the silence, no speech
+        raise wavin.WavError("no speech in it, only a click or two: check the microphone")
     if gain_db is None:
         gain_db = target_lufs - clip.lufs_in
     clip.gain_db = gain_db
