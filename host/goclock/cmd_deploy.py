@@ -200,17 +200,15 @@ def do_voice_convert(args):
             "%s -> %s: %d clips, profile %s (%s), %.1f s of speech, 16 kHz IMA ADPCM"
             % (src, args.out, len(clips), profile, why, speech)
         )
-        print(
-            "%s (gain %+.1f to %+.1f dB); peaks limited to %.0f dBFS in %d clip(s)%s"
-            % (
-                level,
-                min(gains),
-                max(gains),
+        if limited:
+            peaks = "peaks limited to %.0f dBFS in %d clip(s), by at most %.1f dB" % (
                 voiceconvert.CEILING_DB,
                 len(limited),
-                ", by at most %.1f dB" % max(c.limited_db for c in limited) if limited else "",
+                max(c.limited_db for c in limited),
             )
-        )
+        else:
+            peaks = "no peak over %.0f dBFS" % voiceconvert.CEILING_DB
+        print("%s (gain %+.1f to %+.1f dB); %s" % (level, min(gains), max(gains), peaks))
         for note in notes:
             print("note: " + note)
         for line in report.lines():
