@@ -79,9 +79,43 @@ def _encode_block(samples, start, per_block, index, out):
     pred = samples[start]
     out += struct.pack("<hBB", pred, index, 0)
     codes = []
+    append = codes.append
+    steps, moves, top = _STEPS, _INDEX_MOVE, adpcm.MAX_STEP_INDEX
     for x in samples[start + 1 : start + per_block]:
-        code, pred, index = _code(x, pred, index)
-        codes.append(code)
+        # _code() written out: this loop is most of the encoder's time.
+        step = steps[index]
+        diff = x - pred
+        code = 0
+        if diff < 0:
+            code = 8
+            diff = -diff
+        delta = step >> 3
+        if diff >= step:
+            code |= 4
+            diff -= step
+            delta += step
+        half = step >> 1
+        if diff >= half:
+            code |= 2
+            diff -= half
+            delta += half
+        if diff >= step >> 2:
+            code |= 1
+            delta += step >> 2
+        if code & 8:
+            pred -= delta
+            if pred < -32768:
+                pred = -32768
+        else:
+            pred += delta
+            if pred > 32767:
+                pred = 32767
+        index += moves[code & 7]
+        if index < 0:
+            index = 0
+        elif index > top:
+            index = top
+        append(code)
     codes += [0] * (per_block - 1 - len(codes))  # the last block: padded to its full size
     out += bytes(codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2))
     return index
