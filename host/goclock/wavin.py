@@ -28,6 +28,7 @@ _CODECS = {  # format tags people meet, named in the error
     0x50: "MPEG",
 }
 _ADVICE = "save it as PCM WAV (16- or 24-bit) and convert again"
+_UNSIGNED_TO_SIGNED = bytes(b ^ 0x80 for b in range(256))  # 8-bit PCM is unsigned
 CLIP_RUN = 3  # this many equal samples in a row at full scale: the recording clipped
 
 
@@ -92,7 +93,7 @@ def _unpack(data, code, width, scale):
 def _pcm(data, bits, align, channels):
     width = align // channels if channels and align else (bits + 7) // 8
     if width == 1:
-        values = array.array("b", bytes(b ^ 0x80 for b in data))  # unsigned to signed
+        values = array.array("b", data.translate(_UNSIGNED_TO_SIGNED))
         return values, 128
     if width == 2:
         return _unpack(data, "h", 2, 32768)
