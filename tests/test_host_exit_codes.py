@@ -12,6 +12,7 @@ statuses it can give.
 import argparse
 import json
 import os
+import pathlib
 
 import pytest
 from sgfmill import sgf
@@ -20,6 +21,7 @@ from conftest import REPO, SCENARIOS
 from goclock.cli import build_parser, main
 from support.clockline import ClockLine
 from support.games import game_log, play_game
+from support.recordings import record_pack
 
 TC = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 PRESSES = [(10000, 0), (20000, 1), (30000, 0), (40000, 1)]
@@ -143,6 +145,11 @@ CASES = [
     ("voice check DIR", "none", 2),
     ("voice check DIR/none", "none", 2),
     ("voice push ZH", "none", 3),
+    ("voice phrases --like en", "none", 0),
+    ("voice phrases --like nosuch", "none", 2),
+    ("voice convert RECS DIR/pack", "none", 0),
+    ("voice convert DIR DIR/pack", "none", 2),  # no recordings in it
+    ("voice convert RECS LOG/pack", "none", 1),  # cannot write: LOG is a file
     ("voice push", "none", 2),
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
@@ -160,7 +167,15 @@ NOT_HERE = {
     ("voice push", 0): "copying needs a board",
     ("voice push", 1): "copying needs a board (mpremote)",
 }
-LOCAL = {"presets add", "presets remove", "logs verify", "voice check", "simulate"}
+LOCAL = {
+    "presets add",
+    "presets remove",
+    "logs verify",
+    "voice check",
+    "voice convert",
+    "voice phrases",
+    "simulate",
+}
 
 
 def commands(parser=None, prefix=""):
@@ -265,10 +280,14 @@ def clock_for(kind):
 
 @pytest.mark.parametrize("line, kind, rc", CASES, ids=["%s/%s" % c[:2] for c in CASES])
 def test_exit_status(files, capsys, line, kind, rc):
+    if "RECS" in line:  # a folder of recordings for `voice convert`, made only when needed
+        files["RECS"] = os.path.join(os.path.dirname(files["DIR"]), "recs")
+        record_pack(pathlib.Path(files["RECS"]), "en")
     argv = []
     for word in line.split():
-        for key in ("LOG", "ALTERED", "SGF", "DIR", "ZH", "BADSCENARIO", "SCENARIO"):
-            word = word.replace(key, files[key])
+        for key in ("LOG", "ALTERED", "SGF", "DIR", "ZH", "BADSCENARIO", "SCENARIO", "RECS"):
+            if key in files:
+                word = word.replace(key, files[key])
         argv.append(word)
     clock = clock_for(kind)
     if clock is not None:

@@ -11,6 +11,7 @@ installed.
 """
 
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -18,6 +19,7 @@ import pytest
 import tomllib
 
 from goclock import deploy
+from support.recordings import record_pack
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(REPO, "firmware")
@@ -117,6 +119,15 @@ def test_installed_tool_runs_outside_the_checkout(installed):
     assert r.returncode == 0, r.stdout + r.stderr
     r = _goclock(installed, "voice", "check", "xx")
     assert r.returncode == 2 and "shipped: en, ja, zh" in r.stderr
+
+    # Recordings into a pack: the converter needs nothing beyond the package itself.
+    takes = os.path.join(installed[1], "takes")
+    record_pack(pathlib.Path(takes), "en")
+    pack = os.path.join(installed[1], "mine")
+    r = _goclock(installed, "voice", "convert", takes, pack)
+    assert r.returncode == 0 and "profile en" in r.stdout, r.stdout + r.stderr
+    r = _goclock(installed, "voice", "check", pack)
+    assert r.returncode == 0, r.stdout + r.stderr
 
     r = _goclock(installed, "deploy", "--board", "pico", "--dry-run")
     assert r.returncode == 0, r.stderr

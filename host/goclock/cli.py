@@ -284,7 +284,53 @@ def build_parser():
         "--dry-run", action="store_true", help="build, list what would be copied, copy nothing"
     )
 
-    voice = _group(sub, "voice", "voice packs: check your own, push one to the clock")
+    voice = _group(
+        sub,
+        "voice",
+        "voice packs: what to record, converting it, checking a pack, pushing one to the clock",
+    )
+    p = _add(
+        voice,
+        "phrases",
+        "cmd_deploy:do_voice_phrases",
+        "what to record for a pack: each file, its phrase, how long it may last",
+        device=False,
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--profile", choices=("cn", "jp", "en"), help="call profile (default cn)")
+    which.add_argument("--like", metavar="PACK", help="the profile of this pack (zh, ja, en)")
+    p = _add(
+        voice,
+        "convert",
+        "cmd_deploy:do_voice_convert",
+        "turn a folder of recordings (any WAV, one per phrase) into a pack the clock plays",
+        device=False,
+    )
+    p.add_argument("src", help="the folder of recordings, named as the clips (count_1.wav, ...)")
+    p.add_argument("out", help="the pack folder to write")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--profile",
+        choices=("cn", "jp", "en"),
+        help="the call profile, whose phrases are needed (default: guessed from the names)",
+    )
+    which.add_argument(
+        "--like", metavar="PACK", help="the phrases of this pack (zh, ja, en, or a pack folder)"
+    )
+    level = p.add_mutually_exclusive_group()
+    level.add_argument(
+        "--target-lufs",
+        type=float,
+        metavar="LUFS",
+        help="the loudness every clip is brought to (default -16, BS.1770 integrated)",
+    )
+    level.add_argument(
+        "--gain",
+        type=float,
+        metavar="DB",
+        help="instead, the same fixed gain for every clip (levels as recorded)",
+    )
+    p.add_argument("--force", action="store_true", help="replace the pack already in OUT")
     p = _add(
         voice,
         "check",

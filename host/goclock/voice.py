@@ -2,7 +2,8 @@
 
 A pack is a folder of WAV clips plus `manifest.json`; the clock plays the clip of each phrase
 its call profile says (see firmware/goclockfw/core/callplan.py) and of a few device notices. Used by
-`goclock voice check DIR`, `goclock voice push DIR` and tools/make_sounds.py.
+`goclock voice check DIR`, `goclock voice push DIR`, `goclock voice convert` (voiceconvert.py)
+and tools/make_sounds.py.
 
 Every clip must end before the next call can start: slot_rules() derives the limits by
 running the profile itself over every period of 10-60 s and 1-10 periods, so a change to a
