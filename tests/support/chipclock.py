@@ -1,0 +1,243 @@
+"""The whole firmware on a chip model (CPython): games played through the real loop and session
+on desktop/chipboard.py's board, with the chip's costs on a virtual timeline, and the figures
+tests/test_chip_model.py asserts and tools/bench_chips.py prints.
+
+The flash is a NorFlash with the board's geometry (boards/<board>.json "flash") under
+littlefs-python with MicroPython's settings, so every erase littlefs or the log chunks ask
+for is counted. The speaker is the firmware's I2SPlayer on the model's I2S (the real clips of
+the voice pack, decoded block by block), the display app/screen.py on the model's SSD1306.
+Presses are button edges at scripted µs; what a press was charged is what the session's
+`button_press` was given.
+"""
+
+import json
+import os
+import sys
+
+from goclockfw.app.buttons import LEFT, RIGHT, EdgeRing
+from goclockfw.app.loop import Loop
+from goclockfw.app.session import Ports, Session
+from goclockfw.audio.player_i2s import I2SPlayer
+from goclockfw.core.ticks import ticks_diff
+from goclockfw.desktop.chipboard import ChipBoard
+from goclockfw.desktop.chipcosts import chip_costs
+from goclockfw.desktop.chipmodel import ModelI2S
+from goclockfw.desktop.flash import NorFlash
+from support.lfs import lfs_fs
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHIPS = ("rp2040", "esp32")
+SIDES = ("black", "white")
+
+
+def board_spec(chip):
+    with open(os.path.join(REPO, "boards", chip_costs(chip)["board"] + ".json")) as f:
+        return json.load(f)
+
+
+def _screen_class():
+    """app/screen.py's Screen on CPython: imported with a framebuf that draws nothing (only
+    the pages it marks and sends matter to the model), then the stand-in is taken away."""
+    if sys.implementation.name == "micropython":
+        from goclockfw.app.screen import Screen
+
+        return Screen
+    import types
+
+    fake = types.ModuleType("framebuf")
+    fake.MONO_HLSB = fake.MONO_VLSB = 0
+
+    class FrameBuffer:
+        def __init__(self, *args):
+            pass
+
+        def fill(self, *args):
+            pass
+
+        fill_rect = text = blit = fill
+
+    fake.FrameBuffer = FrameBuffer
+    saved = sys.modules.get("framebuf")
+    sys.modules["framebuf"] = fake
+    try:
+        from goclockfw.app.screen import Screen
+    finally:
+        if saved is None:
+            del sys.modules["framebuf"]
+        else:
+            sys.modules["framebuf"] = saved
+    return Screen
+
+
+class ChipPorts(Ports):
+    def __init__(self, fs, flash, model, ibuf):
+        self.name = model.chip
+        self.fs = fs
+        self.flash = flash
+        self.sounds = os.path.join(REPO, "sounds")
+        self.model = model
+        self.ibuf = ibuf
+        self.i2s = None
+        self.player = None
+
+    def make_player(self, rate, volume):
+        self.i2s = ModelI2S(self.model, rate, self.ibuf)
+        self.player = I2SPlayer(self.i2s, rate, volume=volume)
+        return self.player
+
+    def ram_free(self):
+        return 100000
+
+
+class ChipClock:
+    """One clock on chip `chip`: its session, loop, model board, and what was measured."""
+
+    def __init__(self, chip, erase_max=False, display=True, t0_ms=0):
+        self.chip = chip
+        spec = board_spec(chip)
+        g = spec["flash"]
+        flash = NorFlash(g["block_size"], g["blocks"], page=chip_costs(chip)["page"])
+        fs = lfs_fs(flash, g["progsize"], g["readsize"])
+        self.board = ChipBoard(chip, EdgeRing(), t0_ms, erase_max, display)
+        self.model = m = self.board.model
+        flash.on_op = m.flash_op
+        self.flash = flash
+        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"])
+        self.session = s = Session(self.ports, m.tick())
+        if display:
+            _screen_class()  # imported once, so that the loop finds it (framebuf or not)
+        self.loop = Loop(self.board, s)
+        self.charged = []  # (side, tick) of every accepted press
+        self.late = []  # per call: ms from its deadline to the first sound of its clip
+        self.erase_log = []  # per erase: (clip playing, ms to the next deadline or None)
+        self.presses = []  # (µs of the edge, side) scripted
+        self._due = None
+        self._wrap()
+        m.on_flash = self._on_flash
+
+    def _wrap(self):
+        s = self.session
+        press = s.button_press
+        say = s.announcer.say
+
+        def button_press(side, tick):
+            ok, reason = press(side, tick)
+            if ok:
+                self.charged.append((side, tick))
+            return ok, reason
+
+        def announce(phrase, side, tick, now):
+            m = self.model
+            key = (side, tick)
+            if key != self._due:  # the first phrase of a call: when its sound starts
+                self._due = key
+                due_us = (m.us // 1000 - ticks_diff(m.tick(), tick)) * 1000
+                i2s = self.ports.i2s
+                if i2s is not None:
+                    i2s.onset_due = due_us
+                    i2s.onsets = self.late
+            say(phrase, side, tick, now)
+
+        s.button_press = button_press
+        s.announcer.say = announce
+
+    def _on_flash(self, kind, us):
+        if kind != "erase":
+            return
+        s = self.session
+        nd = s.clock.next_deadline()
+        margin = None if nd is None else ticks_diff(nd, self.model.tick())
+        self.erase_log.append((s.announcer.busy(), margin))
+
+    # ----- driving ----------------------------------------------------------------------
+
+    def button(self, side):
+        """The channel of `side`'s button (the config says which is whose)."""
+        return LEFT if self.session._side_of[LEFT] == SIDES.index(side) else RIGHT
+
+    def run_to_us(self, t_us):
+        m = self.model
+        while m.us < t_us:
+            self.loop._step()
+
+    def run_ms(self, ms):
+        self.run_to_us(self.model.us + ms * 1000)
+
+    def ask(self, cmd, **args):
+        line = json.dumps(dict(args, id=0, cmd=cmd)).encode()
+        reply = json.loads(self.session.protocol.handle_line(line))
+        assert reply["ok"], (cmd, reply)
+        return reply
+
+    def configure(self, time_control):
+        self.ask("config.set", config={"time_control": time_control})
+        self.ask("reset")
+        self.run_ms(100)
+
+    def play(self, presses, bounces=2, start_gap_ms=1000):
+        """[(ms after the start, side)]: edges at those moments (the starter's press first,
+        now + start_gap_ms), then the game is run to its last press and a second more."""
+        m = self.model
+        t0 = m.us + start_gap_ms * 1000
+        starter = SIDES[1 - self.session.tc.first]
+        script = [(0, starter)] + list(presses)
+        for t, side in script:
+            at = t0 + t * 1000 + 137  # not on a millisecond's edge
+            m.tap(at, self.button(side), bounces=bounces)
+            self.presses.append((at, side))
+        self.run_to_us(t0 - 1000)
+        m.reset_figures()  # the game's own costs, not those of setting it up
+        del self.erase_log[:]
+        self.run_to_us(t0 + script[-1][0] * 1000 + 1000000)
+
+    # ----- figures ----------------------------------------------------------------------
+
+    def press_errors(self):
+        """Per press: ms between its edge and the tick it was charged (None: never charged)."""
+        m = self.model
+        got = list(self.charged)
+        out = []
+        for at, side in self.presses:
+            want = m.tick_at(at)
+            err = None
+            for i in range(len(got)):
+                if SIDES[got[i][0]] == side and abs(ticks_diff(got[i][1], want)) < 1000:
+                    err = ticks_diff(got[i][1], want)
+                    del got[i]
+                    break
+            out.append(err)
+        return out
+
+    def figures(self, moves):
+        m = self.model
+        i2s = self.ports.i2s
+        player = self.ports.player
+        errs = self.press_errors()
+        late = sorted(self.late) or [0]
+        blocking, serial_wait, lost = m.serial_figures()
+        return {
+            "moves": moves,
+            "erases": m.erases,
+            "erases_per_100_moves": m.erases * 100 / moves if moves else 0,
+            "programs": m.programs,
+            "longest_stall_ms": m.longest_stall_us / 1000,
+            "longest_pass_ms": m.longest_pass_us / 1000,
+            "press_error_max_ms": max(abs(e) for e in errs if e is not None) if errs else 0,
+            "presses_lost": sum(1 for e in errs if e is None),
+            "calls": len(self.late),
+            "call_late_p99_ms": late[min(len(late) - 1, len(late) * 99 // 100)],
+            "call_late_max_ms": late[-1],
+            "underruns": (i2s.underruns if i2s else 0) + (player.stuck if player else 0),
+            "audio_stuck": player.stuck if player else 0,
+            "serial_blocking_bytes": blocking,
+            "serial_max_block_ms": serial_wait / 1000,
+            "serial_lost_bytes": lost,
+            "events_dropped": self.session.out.dropped,
+            "sched_max": m.sched_max,
+            "sched_dropped": m.sched_dropped,
+            "pio_lost": m.pio_lost,
+            "erases_while_playing": sum(1 for busy, _ in self.erase_log if busy),
+            "erase_min_margin_ms": min(
+                [d for _, d in self.erase_log if d is not None] or [None], key=lambda d: d or 0
+            ),
+        }
