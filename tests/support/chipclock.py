@@ -19,7 +19,7 @@ from goclockfw.app.loop import Loop
 from goclockfw.app.session import Ports, Session
 from goclockfw.audio.player_i2s import I2SPlayer
 from goclockfw.core.ticks import ticks_diff
-from goclockfw.desktop.chipboard import ChipBoard
+from goclockfw.desktop.chipboard import SEND_PIECE, ChipBoard
 from goclockfw.desktop.chipcosts import chip_costs
 from goclockfw.desktop.chipmodel import ModelI2S
 from goclockfw.desktop.flash import NorFlash
@@ -28,6 +28,23 @@ from support.lfs import lfs_fs
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHIPS = ("rp2040", "esp32")
 SIDES = ("black", "white")
+
+
+def game_presses(moves, seed, long_every=7):
+    """[(ms after the start, side)] of a game of `moves` moves: 2 to 28 s a move, every
+    `long_every`-th one 31 to 58 s (into the calls of a 60 s byo-yomi period)."""
+    import random
+
+    rnd = random.Random(seed)
+    out = []
+    t = 0
+    for i in range(moves):
+        t += rnd.randint(31000, 58000) if i % long_every == long_every - 1 else rnd.randint(2000, 28000)
+        out.append((t, SIDES[i % 2]))
+    return out
+
+
+BYOYOMI = {"type": "byoyomi", "main": 60, "periods": 5, "period": 60}
 
 
 def board_spec(chip):
@@ -107,6 +124,19 @@ class ChipClock:
         if display:
             _screen_class()  # imported once, so that the loop finds it (framebuf or not)
         self.loop = Loop(self.board, s)
+        self.redraw_us = 0  # the longest display step (I2C included)
+        scr = self.loop._screen
+        if scr is not None:
+            step = scr.step
+
+            def timed_step():
+                t = self.model.us
+                more = step()
+                if self.model.us - t > self.redraw_us:
+                    self.redraw_us = self.model.us - t
+                return more
+
+            scr.step = timed_step
         self.charged = []  # (side, tick) of every accepted press
         self.late = []  # per call: ms from its deadline to the first sound of its clip
         self.erase_log = []  # per erase: (clip playing, ms to the next deadline or None)
@@ -160,6 +190,11 @@ class ChipClock:
         while m.us < t_us:
             self.loop._step()
 
+    def us_of(self, tick):
+        """The µs of the timeline at which the chip's ticks_ms() reaches `tick`."""
+        m = self.model
+        return (m.us // 1000 + ticks_diff(tick, m.tick())) * 1000
+
     def run_ms(self, ms):
         self.run_to_us(self.model.us + ms * 1000)
 
@@ -174,21 +209,42 @@ class ChipClock:
         self.ask("reset")
         self.run_ms(100)
 
-    def play(self, presses, bounces=2, start_gap_ms=1000):
+    def play(self, presses, bounces=2, start_gap_ms=1000, host_stops_ms=None, start_hold_ms=500):
         """[(ms after the start, side)]: edges at those moments (the starter's press first,
-        now + start_gap_ms), then the game is run to its last press and a second more."""
+        now + start_gap_ms, held `start_hold_ms`; the moves are 80 ms taps), then the game is
+        run to its last press and a second more. The host stops reading at the first write
+        shorter than a piece `host_stops_ms` after the start (when given): the FIFO is left
+        with room for less than a piece, the worst moment for the next write."""
         m = self.model
         t0 = m.us + start_gap_ms * 1000
         starter = SIDES[1 - self.session.tc.first]
         script = [(0, starter)] + list(presses)
         for t, side in script:
             at = t0 + t * 1000 + 137  # not on a millisecond's edge
-            m.tap(at, self.button(side), bounces=bounces)
+            hold = start_hold_ms if t == 0 else 80
+            m.tap(at, self.button(side), hold_ms=hold, bounces=bounces)
             self.presses.append((at, side))
         self.run_to_us(t0 - 1000)
-        m.reset_figures()  # the game's own costs, not those of setting it up
-        del self.erase_log[:]
+        self.reset_figures()  # the game's own costs, not those of setting it up
+        if host_stops_ms is not None:
+            self.run_to_us(t0 + host_stops_ms * 1000 + 137)
+            send = self.board.serial_send
+
+            def serial_send(data):
+                n = send(data)
+                if 0 < n < SEND_PIECE:
+                    m.host_reads(False)
+                    self.board.serial_send = send
+                return n
+
+            self.board.serial_send = serial_send
         self.run_to_us(t0 + script[-1][0] * 1000 + 1000000)
+
+    def reset_figures(self):
+        self.model.reset_figures()
+        self.redraw_us = 0
+        del self.erase_log[:]
+        del self.late[:]
 
     # ----- figures ----------------------------------------------------------------------
 
@@ -214,14 +270,16 @@ class ChipClock:
         player = self.ports.player
         errs = self.press_errors()
         late = sorted(self.late) or [0]
-        blocking, serial_wait, lost = m.serial_figures()
+        blocking, serial_wait = m.serial_figures()
         return {
             "moves": moves,
             "erases": m.erases,
             "erases_per_100_moves": m.erases * 100 / moves if moves else 0,
             "programs": m.programs,
+            "longest_irq_off_ms": m.longest_flash_us / 1000,
             "longest_stall_ms": m.longest_stall_us / 1000,
             "longest_pass_ms": m.longest_pass_us / 1000,
+            "redraw_max_ms": self.redraw_us / 1000,
             "press_error_max_ms": max(abs(e) for e in errs if e is not None) if errs else 0,
             "presses_lost": sum(1 for e in errs if e is None),
             "calls": len(self.late),
@@ -231,7 +289,6 @@ class ChipClock:
             "audio_stuck": player.stuck if player else 0,
             "serial_blocking_bytes": blocking,
             "serial_max_block_ms": serial_wait / 1000,
-            "serial_lost_bytes": lost,
             "events_dropped": self.session.out.dropped,
             "sched_max": m.sched_max,
             "sched_dropped": m.sched_dropped,

@@ -49,6 +49,7 @@ class ChipModel:
         self.erase_us = c["erase_max_us"] if erase_max else c["erase_us"]
         self.audio = None  # a ModelI2S: its callback goes through the scheduler
         self.on_flash = None  # callable(kind, us), told of each flash operation first
+        self.drop_audio = 0  # I2S callbacks to lose (a test of the player's watchdog)
         self._events = []  # (t_us, kind, a, b), oldest first
         self._levels = bytearray(3)  # 1 while pressed
         self._armed = bytearray(b"\x01\x01\x01")  # ESP32: the pin's soft interrupt is on
@@ -76,7 +77,7 @@ class ChipModel:
         self.erases = self.programs = self.flash_us = 0
         self.longest_stall_us = self.longest_flash_us = self.longest_pass_us = 0
         self.spins = self.sched_max = self.sched_dropped = self.pio_lost = 0
-        self._line.blocking_bytes = self._line.longest_wait_us = self._line.lost = 0
+        self._line.blocking_bytes = self._line.longest_wait_us = 0
 
     def tick(self):
         """The chip's ticks_ms() now."""
@@ -162,6 +163,10 @@ class ChipModel:
 
     def _handler(self, kind, ch, t, mode):
         """A soft handler (or the I2S callback) is due: run now, or queue for the window's end."""
+        if kind == _AUDIO and self.drop_audio:  # a test's lost callback
+            self.drop_audio -= 1
+            self.audio.dropped += 1
+            return
         if mode == IDLE or (mode == LOOP_WAIT and kind == _AUDIO):
             self._run(kind, ch, t)
             return
@@ -242,7 +247,7 @@ class ChipModel:
 
     def serial_figures(self):
         line = self._line
-        return line.blocking_bytes, line.longest_wait_us, line.lost
+        return line.blocking_bytes, line.longest_wait_us
 
     def i2c_write(self, nbytes):
         """A blocking I2C write of `nbytes` (address byte included) to the display."""
@@ -265,7 +270,6 @@ class _Line:
         self._t_ns = 0
         self.blocking_bytes = 0  # bytes written while the FIFO had no room for them
         self.longest_wait_us = 0
-        self.lost = 0  # bytes the line never took (USB, a host that stopped reading)
 
     def update(self, us):
         now = us * 1000
@@ -294,9 +298,9 @@ class _Line:
         self.blocking_bytes += over
         if self.usb and not self.reading:
             # MicroPython's CDC write waits for room up to its timeout, then writes what fits.
+            # (The write says how much it took: the firmware keeps the rest for later.)
             wait = self.timeout_us
             self.used = self.size
-            self.lost += over
             took = room
         else:
             # The FIFO empties byte by byte: wait until `over` bytes have gone.
