@@ -39,7 +39,11 @@ def game_presses(moves, seed, long_every=7):
     out = []
     t = 0
     for i in range(moves):
-        t += rnd.randint(31000, 58000) if i % long_every == long_every - 1 else rnd.randint(2000, 28000)
+        t += (
+            rnd.randint(31000, 58000)
+            if i % long_every == long_every - 1
+            else rnd.randint(2000, 28000)
+        )
         out.append((t, SIDES[i % 2]))
     return out
 
@@ -298,3 +302,88 @@ class ChipClock:
                 [d for _, d in self.erase_log if d is not None] or [None], key=lambda d: d or 0
             ),
         }
+
+
+# ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench_chips.py prints them)
+
+
+def whole_game(chip, moves, seed=5):
+    """A byo-yomi game of `moves` moves, a host watching (status events) and reading, the
+    display on, every press bouncing twice: (clock, figures)."""
+    c = ChipClock(chip)
+    c.configure(BYOYOMI)
+    c.ask("watch", on=True)
+    c.play(game_presses(moves, seed))
+    return c, c.figures(moves)
+
+
+def press_during_erase(chip, erase_max=True, hold_ms=80):
+    """The game's first press half way through an erase of the chunks a reset prepares: ms
+    from its edge to the tick it was charged, or None when it was never charged."""
+    c = ChipClock(chip, erase_max=erase_max, display=False)
+    c.configure(BYOYOMI)  # the reset leaves chunks to prepare: erases while idle
+    m = c.model
+    starter = c.button(SIDES[1 - c.session.tc.first])
+    hit = []
+
+    def on_flash(kind, us):
+        if kind == "erase" and not hit:
+            at = m.us + us // 2 + 137
+            m.tap(at, starter, hold_ms=hold_ms)
+            hit.append(at)
+
+    m.on_flash = on_flash
+    c.run_ms(5000)
+    assert hit, "no erase after the reset"
+    return c.charged[0][1] - m.tick_at(hit[0]) if c.charged else None
+
+
+def call_during_record(chip, calls=8):
+    """The waiting side presses out of turn so that its "ignored" record is programmed in the
+    very pass where the running side's call falls due (10 ms of debouncing after the edge):
+    (clock, ms late of each call)."""
+    c = ChipClock(chip)
+    c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
+    c.play([(2000, "black")])  # white starts, black moves, white's minute runs
+    waiting = c.button("black")
+    for _ in range(calls):  # 30, 40, 50, 55, 58 s, "1分"/"还剩4分", ...
+        due = c.us_of(c.session.clock.next_deadline())
+        c.model.tap(due - 10000 - 137, waiting, hold_ms=30)
+        c.run_to_us(due + 20000)
+    return c, list(c.late)
+
+
+def host_stops_reading(chip, moves=40):
+    """A watched game whose host stops reading 10 s in: (clock, figures)."""
+    c = ChipClock(chip)
+    c.configure(BYOYOMI)
+    c.ask("watch", on=True)
+    c.play(game_presses(moves, seed=9), host_stops_ms=10000)
+    return c, c.figures(moves)
+
+
+def storm(c, start_us, side):
+    """1,000 bounces in a second on `side`'s button: an edge every ms, ending released."""
+    m = c.model
+    ch = c.button(side)
+    for i in range(1000):
+        m.edge(start_us + 1000 * i + 137, ch, 1 - (i & 1))
+
+
+def storm_during_erase(chip):
+    """A bounce storm that starts with an erase (of the chunks a reset prepares): the model."""
+    c = ChipClock(chip, display=False)
+    c.configure(BYOYOMI)
+    m = c.model
+    m.reset_figures()
+    started = []
+
+    def on_flash(kind, us):
+        if kind == "erase" and not started:
+            started.append(m.us)
+            storm(c, m.us, "black")
+
+    m.on_flash = on_flash
+    c.run_ms(3000)
+    assert started, "no erase after the reset"
+    return m
