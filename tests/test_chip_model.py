@@ -63,6 +63,30 @@ def test_erases_of_a_game_are_few_and_at_quiet_moments(game):
         assert margin is None or margin > ERASE_QUIET_MS, c.erase_log
 
 
+@pytest.mark.parametrize(
+    "chip",
+    [
+        pytest.param(
+            "rp2040",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="one quiet-moment step (Journal.work -> ChunkPool.create) can erase 3 "
+                "blocks: littlefs compacts the logs directory's metadata pair around the new "
+                "chunk's data block; at 400 ms an erase, measured 1214 ms of flash in one pass, "
+                "past ERASE_QUIET_MS (600): a call due then starts late. Fix: while a clock "
+                "runs, only recycle erased chunks (one erase) and create chunks when none runs, "
+                "or make ERASE_QUIET_MS cover 3 worst-case erases (1.3 s)",
+            ),
+        ),
+        "esp32",
+    ],
+)
+def test_a_quiet_moment_step_ends_before_the_next_deadline_at_worst_case_erases(chip):
+    _, f = whole_game(chip, MOVES, erase_max=True)
+    assert f["pass_flash_max_ms"] <= ERASE_QUIET_MS - 20, f
+    assert f["call_late_max_ms"] <= 50
+
+
 def test_a_game_never_blocks_on_serial_or_redraws_long(game):
     c, f = game
     assert f["serial_max_block_ms"] <= 5, f

@@ -283,6 +283,8 @@ class ChipClock:
             "longest_irq_off_ms": m.longest_flash_us / 1000,
             "longest_stall_ms": m.longest_stall_us / 1000,
             "longest_pass_ms": m.longest_pass_us / 1000,
+            "pass_erases_max": m.pass_erases_max,
+            "pass_flash_max_ms": m.pass_flash_max_us / 1000,
             "redraw_max_ms": self.redraw_us / 1000,
             "press_error_max_ms": max(abs(e) for e in errs if e is not None) if errs else 0,
             "presses_lost": sum(1 for e in errs if e is None),
@@ -307,10 +309,11 @@ class ChipClock:
 # ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench_chips.py prints them)
 
 
-def whole_game(chip, moves, seed=5):
+def whole_game(chip, moves, seed=5, erase_max=False):
     """A byo-yomi game of `moves` moves, a host watching (status events) and reading, the
-    display on, every press bouncing twice: (clock, figures)."""
-    c = ChipClock(chip)
+    display on, every press bouncing twice (every erase 400 ms with `erase_max`): (clock,
+    figures)."""
+    c = ChipClock(chip, erase_max=erase_max)
     c.configure(BYOYOMI)
     c.ask("watch", on=True)
     c.play(game_presses(moves, seed))

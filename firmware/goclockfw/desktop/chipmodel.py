@@ -64,6 +64,10 @@ class ChipModel:
         self.longest_flash_us = 0
         self.longest_pass_us = 0  # a loop pass, from its wake to its next sleep
         self.spins = 0  # passes that slept 0 ms
+        self.pass_erases_max = 0  # erases in one loop pass, at most
+        self.pass_flash_max_us = 0  # flash time in one loop pass, at most
+        self._pass_erases = 0
+        self._pass_flash_us = 0
         self.sched_max = 0  # deepest the scheduler queue got
         self.sched_dropped = 0
         self.pio_lost = 0  # edges a full PIO FIFO could not keep
@@ -77,6 +81,7 @@ class ChipModel:
         self.erases = self.programs = self.flash_us = 0
         self.longest_stall_us = self.longest_flash_us = self.longest_pass_us = 0
         self.spins = self.sched_max = self.sched_dropped = self.pio_lost = 0
+        self.pass_erases_max = self.pass_flash_max_us = 0
         self._line.blocking_bytes = self._line.longest_wait_us = 0
 
     def tick(self):
@@ -91,6 +96,11 @@ class ChipModel:
         d = self.us - self._pass_at
         if d > self.longest_pass_us:
             self.longest_pass_us = d
+        if self._pass_erases > self.pass_erases_max:
+            self.pass_erases_max = self._pass_erases
+        if self._pass_flash_us > self.pass_flash_max_us:
+            self.pass_flash_max_us = self._pass_flash_us
+        self._pass_erases = self._pass_flash_us = 0
         if ms > 0:
             self._advance(self.us + ms * 1000, IDLE)
         else:
@@ -208,6 +218,7 @@ class ChipModel:
         if kind == "erase":
             us = self.erase_us
             self.erases += 1
+            self._pass_erases += 1
         else:
             # Page by page: the first byte's time, then each further byte's (datasheet tBP1,
             # tBP2): a whole 256-byte page comes to the page program time, tPP.
@@ -222,6 +233,7 @@ class ChipModel:
         if self.on_flash is not None:
             self.on_flash(kind, us)
         self.flash_us += us
+        self._pass_flash_us += us
         if us > self.longest_flash_us:
             self.longest_flash_us = us
         self.busy(us, IRQ_OFF if self.pio else SCHED_OFF)
