@@ -266,3 +266,29 @@ def test_a_full_page_program_costs_the_datasheet_page_time():
     m.busy(1000, IRQ_OFF)
     assert m.longest_stall_us == 1000
     m._advance(m.us + 5, IDLE)
+
+
+# ----- the desktop board under the MicroPython unix port ---------------------------------
+
+
+@pytest.mark.parametrize("chip,board", [("rp2040", "pico"), ("esp32", "esp32-devkitc")])
+def test_the_desktop_board_charges_a_chip_s_costs_on_the_unix_port(tmp_path, chip, board):
+    """GOCLOCK_CHIP on the desktop board (MicroPython unix port, its own littlefs): the flash
+    operations are counted and their time moves the virtual clock."""
+    from support.firmware import boot, set_tc, status
+
+    fw = boot(tmp_path, env={"GOCLOCK_CHIP": chip}, board=board)
+    try:
+        set_tc(fw, {"type": "sudden_death", "main": 600})  # a reset: chunks made, erased
+        fw.keys("l")  # White's button starts Black's clock
+        before = fw.wait(0)[-1]["waited"]
+        fw.wait(5000)
+        fw.keys("!chip\n")
+        got = fw.until(lambda x: "chip" in x)[-1]
+        assert got["chip"] == chip and got["programs"] > 0
+        assert got["flash_ms"] > 0 and got["longest_stall_us"] > 0
+        after = fw.wait(0)[-1]["waited"]
+        assert after - before >= 5000  # flash time comes on top of the 5 s waited
+        assert status(fw)["state"] == "running"
+    finally:
+        fw.stop()

@@ -243,6 +243,12 @@ class ChipModel:
         self._line.update(self.us)
         self._line.reading = reading
 
+    def line_drained(self):
+        """The host had all the time it wanted (the desktop's virtual time stands still
+        while it waits for input): what the FIFO held has gone."""
+        if self._line.reading or not self._line.usb:
+            self._line.used = 0
+
     def serial_ready(self):
         """select.poll's POLLOUT on the console: room for a byte (USB) or always (UART)."""
         return self._line.ready(self.us)
