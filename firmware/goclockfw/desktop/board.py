@@ -15,12 +15,12 @@ Set up by environment variables (tools/sim.py and the tests set them):
   GOCLOCK_BATTERY     file holding the battery voltage in mV (read each check)
   GOCLOCK_VIEW        "0": no view lines (the sim's screen) on stdout
   GOCLOCK_HELD        buttons held down at power-up, e.g. "left,right"
-  GOCLOCK_CHIP        "rp2040" or "esp32": the chip's costs on the virtual clock
-                      (desktop/chipmodel.py): each flash erase and program moves it on, the
-                      serial line is written as that chip's board writes it, and the flash
-                      has that chip's board's geometry unless GOCLOCK_BOARD_FILE says
-                      otherwise. "!chip" prints what the model counted. (Also
-                      DesktopBoard(chip=...).)
+  GOCLOCK_CHIP        "rp2040" or "esp32": the chip's costs on the virtual clock (with
+                      GOCLOCK_VIRTUAL=1; desktop/chipmodel.py): each flash erase and
+                      program moves it on, the serial line is written as that chip's
+                      board writes it, and the flash has that chip's board's geometry
+                      unless GOCLOCK_BOARD_FILE says otherwise. "!chip" prints what the
+                      model counted. (Also DesktopBoard(chip=...).)
 
 Keys (one byte each; a line typed in a terminal works too): "a" taps the left
 button, "l" the right one, space the arbiter key, "h" holds the arbiter key
@@ -111,7 +111,10 @@ class DesktopBoard:
         self._led = -1
         self.chip = None
         self._cut = False  # the chip's line took less than it was given
-        if chip:
+        if chip and not self.virtual:
+            # The model moves a virtual clock: on the PC's own clock it would only stall.
+            self.notices.append("GOCLOCK_CHIP=%s needs virtual time (GOCLOCK_VIRTUAL=1)" % chip)
+        elif chip:
             from goclockfw.desktop.chipmodel import ChipModel
 
             self.chip = ChipModel(chip, self.ring, self._now)
