@@ -11,6 +11,7 @@ Where the firmware misses one, the test is an xfail(strict) with the measured fi
 """
 
 import ast
+import json
 import os
 
 import pytest
@@ -19,6 +20,7 @@ from goclockfw.app.buttons import EdgeRing
 from goclockfw.app.session import ERASE_QUIET_MS
 from goclockfw.desktop import chipboard
 from goclockfw.desktop.chipmodel import IDLE, IRQ_OFF, ChipModel
+from goclockfw.desktop.flash import NorFlash
 from support.chipclock import (
     BYOYOMI,
     CHIPS,
@@ -32,6 +34,7 @@ from support.chipclock import (
     storm_during_erase,
     whole_game,
 )
+from support.lfs import lfs_fs
 
 MOVES = 200
 
@@ -234,6 +237,21 @@ def test_a_lost_audio_callback_is_detected_and_playback_goes_on(chip):
 
 
 # ----- the model itself ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("board", ["pico", "pico-w", "esp32-devkitc"])
+def test_each_board_s_flash_geometry_gives_littlefs_its_inline_limit(board):
+    """The board file's flash: littlefs with MicroPython's settings on that geometry keeps a
+    file of `inline_max` bytes in its directory, one byte more takes a block of its own."""
+    with open(os.path.join(REPO, "boards", board + ".json")) as f:
+        g = json.load(f)["flash"]
+    flash = NorFlash(g["block_size"], 16)
+    fs = lfs_fs(flash, g["progsize"], g["readsize"])
+    for size, blocks in ((g["inline_max"], 0), (g["inline_max"] + 1, 1)):
+        free = fs.free()
+        with fs.open("f%d" % size, "wb") as f:
+            f.write(b"x" * size)
+        assert (free - fs.free()) // g["block_size"] == blocks, size
 
 
 def test_the_model_board_writes_serial_as_the_mcu_board_does():
