@@ -9,6 +9,7 @@ on a flash with the board's littlefs geometry. Modelled, not measured: docs/chip
                 the display on, every press bouncing twice; again with every erase at
                 its worst-case 400 ms
   press/erase   a press half way through a 400 ms erase (tests/support/chipclock.py)
+  press/page    a press at the start of a display page's I2C transfer
   call/record   calls falling due in the pass that programs another record
   host stops    a watched game whose host stops reading at the worst moment
   storm/erase   1,000 bounces in a second, starting with an erase
@@ -30,6 +31,7 @@ from support.chipclock import (  # noqa: E402
     call_during_record,
     host_stops_reading,
     press_during_erase,
+    press_during_page,
     storm_during_erase,
     whole_game,
 )
@@ -46,14 +48,15 @@ def measure(chip):
     _, g = whole_game(chip, GAME_MOVES)
     _, worst = whole_game(chip, GAME_MOVES, erase_max=True)
     erase_err = press_during_erase(chip)
+    page_err = press_during_page(chip)
     _, late = call_during_record(chip)
     _, h = host_stops_reading(chip)
     storm = storm_during_erase(chip)
     press_max = g["press_error_max_ms"]
-    if erase_err is None or g["presses_lost"]:
+    if erase_err is None or page_err is None or g["presses_lost"]:
         press_all = None
     else:
-        press_all = max(press_max, abs(erase_err))
+        press_all = max(press_max, abs(erase_err), abs(page_err))
     rows = [
         ("erases per 100 moves", "%.1f" % g["erases_per_100_moves"]),
         ("longest interrupts-off window", ms(g["longest_irq_off_ms"])),
@@ -66,7 +69,8 @@ def measure(chip):
         ("call onset lateness max (every erase 400 ms)", ms(worst["call_late_max_ms"])),
         ("press timestamp error, game max", ms(press_max)),
         ("press timestamp error, press during an erase", ms(erase_err)),
-        ("press timestamp error, max of both", ms(press_all)),
+        ("press timestamp error, press during a display page", ms(page_err)),
+        ("press timestamp error, max of all", ms(press_all)),
         ("calls in the game", "%d" % g["calls"]),
         (
             "call onset lateness p99 / max (game)",

@@ -390,3 +390,27 @@ def storm_during_erase(chip):
     c.run_ms(3000)
     assert started, "no erase after the reset"
     return m
+
+
+def press_during_page(chip):
+    """The running side's press lands in a display page transfer (128 bytes of I2C, 2.9 ms),
+    just before a millisecond ends: ms from its edge to the tick charged (None: lost)."""
+    c = ChipClock(chip)
+    c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
+    c.play([(2000, "black")])  # white's clock runs
+    m = c.model
+    send = m.i2c_write
+    hit = []
+
+    def i2c_write(n):
+        if n > 100 and not hit and m.us % 1000 < 900:
+            at = m.us - m.us % 1000 + 999  # the last µs of this millisecond
+            m.tap(at, c.button("white"))
+            hit.append(at)
+        send(n)
+
+    m.i2c_write = i2c_write
+    c.run_ms(5000)
+    assert hit, "no page sent"
+    got = [t for side, t in c.charged if side == 1 and t - m.tick_at(hit[0]) > -1000]
+    return got[-1] - m.tick_at(hit[0]) if got else None
