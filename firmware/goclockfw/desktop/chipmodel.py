@@ -23,6 +23,7 @@ an ESP32 pin is disarmed until the loop reads the ring, as board/mcu.py does.
 No wall clock anywhere: the timeline moves only by charges and sleeps.
 """
 
+from goclockfw.app.buttons import ARBITER
 from goclockfw.core.ticks import TICKS_MAX
 from goclockfw.desktop.chipcosts import chip_costs
 
@@ -35,7 +36,6 @@ LOOP_WAIT = 3
 SPIN_US = 100
 _EDGE = 0
 _AUDIO = 1
-ARBITER = 2
 
 
 class ChipModel:
@@ -71,7 +71,6 @@ class ChipModel:
         self.sched_max = 0  # deepest the scheduler queue got
         self.sched_dropped = 0
         self.pio_lost = 0  # edges a full PIO FIFO could not keep
-        self.edges_late_max_us = 0  # edge -> the tick it was stamped with, worst
         self._line = _Line(c)
 
     # ----- time -----------------------------------------------------------------------
