@@ -11,7 +11,8 @@ on a flash with the board's littlefs geometry. Modelled, not measured: docs/chip
   press/erase   a press half way through a 400 ms erase (tests/support/chipclock.py)
   press/page    a press at the start of a display page's I2C transfer
   call/record   calls falling due in the pass that programs another record
-  host stops    a watched game whose host stops reading at the worst moment
+  host stops    a watched game whose host stops reading at the worst moment; one whose
+                host stops reading but sends a request a second
   storm/erase   1,000 bounces in a second, starting with an erase
 
 Figures, never asserted here (tests/test_chip_model.py asserts the targets).
@@ -32,6 +33,7 @@ from support.chipclock import (  # noqa: E402
     host_stops_reading,
     press_during_erase,
     press_during_page,
+    requests_while_host_stopped,
     storm_during_erase,
     whole_game,
 )
@@ -52,6 +54,7 @@ def measure(chip):
     _, late = call_during_record(chip)
     _, h = host_stops_reading(chip)
     storm = storm_during_erase(chip)
+    replies, _, asked = requests_while_host_stopped(chip)
     press_max = g["press_error_max_ms"]
     if erase_err is None or page_err is None or g["presses_lost"]:
         press_all = None
@@ -88,6 +91,10 @@ def measure(chip):
         ("serial max blocking (host stops)", ms(h["serial_max_block_ms"])),
         ("event lines dropped (host stops)", "%d" % h["events_dropped"]),
         ("call onset lateness max (host stops)", ms(h["call_late_max_ms"])),
+        (
+            "replies lost (host stops, still asking)",
+            "%d of %d" % (len(asked) - len(replies), len(asked)),
+        ),
         ("scheduler queue max / dropped (game)", "%d / %d" % (g["sched_max"], g["sched_dropped"])),
         (
             "scheduler queue max / dropped (storm during erase)",

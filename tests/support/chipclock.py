@@ -414,3 +414,43 @@ def press_during_page(chip):
     assert hit, "no page sent"
     got = [t for side, t in c.charged if side == 1 and t - m.tick_at(hit[0]) > -1000]
     return got[-1] - m.tick_at(hit[0]) if got else None
+
+
+def requests_while_host_stopped(chip, requests=20):
+    """A watched game whose host stops reading but goes on asking ("status" each second),
+    then reads again: (replies the host got, events dropped, the ids asked)."""
+    c = ChipClock(chip, display=False)
+    c.configure(BYOYOMI)
+    c.ask("watch", on=True)
+    c.play([(2000, "black")])
+    got = bytearray()
+    send = c.board.serial_send
+
+    def serial_send(data):
+        n = send(data)
+        got.extend(bytes(data[:n]))
+        return n
+
+    c.board.serial_send = serial_send
+    c.model.host_reads(False)
+    pending = bytearray()
+
+    def reader():  # as board/mcu.py's read_serial: SERIAL_CHUNK (256) bytes a pass at most
+        if not pending:
+            return None
+        data = bytes(pending[:256])
+        pending[:256] = b""
+        return data
+
+    c.board.reader = reader
+    ids = list(range(1000, 1000 + requests))
+    for i in ids:
+        pending.extend(b'{"id":%d,"cmd":"status"}\n' % i)
+        c.run_ms(1000)
+    c.model.host_reads(True)
+    c.run_ms(20000)
+    replies = []
+    for line in bytes(got).split(b"\n"):
+        if line.startswith(b"{") and b'"id"' in line:
+            replies.append(json.loads(line)["id"])
+    return replies, c.session.out.dropped, ids
