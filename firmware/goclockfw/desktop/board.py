@@ -15,6 +15,12 @@ Set up by environment variables (tools/sim.py and the tests set them):
   GOCLOCK_BATTERY     file holding the battery voltage in mV (read each check)
   GOCLOCK_VIEW        "0": no view lines (the sim's screen) on stdout
   GOCLOCK_HELD        buttons held down at power-up, e.g. "left,right"
+  GOCLOCK_CHIP        "rp2040" or "esp32": the chip's costs on the virtual clock (with
+                      GOCLOCK_VIRTUAL=1; desktop/chipmodel.py): each flash erase and
+                      program moves it on, the serial line is written as that chip's
+                      board writes it, and the flash has that chip's board's geometry
+                      unless GOCLOCK_BOARD_FILE says otherwise. "!chip" prints what the
+                      model counted. (Also DesktopBoard(chip=...).)
 
 Keys (one byte each; a line typed in a terminal works too): "a" taps the left
 button, "l" the right one, space the arbiter key, "h" holds the arbiter key
@@ -70,10 +76,11 @@ class DesktopBoard:
     family = "desktop"
     has_console = True
 
-    def __init__(self):
+    def __init__(self, chip=None):
         self.name = "desktop"
         self.notices = []
-        self.flash, self.fs = _mount_flash()
+        chip = chip or os.getenv("GOCLOCK_CHIP") or None
+        self.flash, self.fs = _mount_flash(chip)
         self.sounds = os.getenv("GOCLOCK_SOUNDS") or _repo_sounds()
         self.ring = EdgeRing()
         self.display = None
@@ -102,11 +109,23 @@ class DesktopBoard:
             self._poll.register(self._serial, select.POLLIN)
         self._chunk = bytearray(256)
         self._led = -1
+        self.chip = None
+        self._cut = False  # the chip's line took less than it was given
+        if chip and not self.virtual:
+            # The model moves a virtual clock: on the PC's own clock it would only stall.
+            self.notices.append("GOCLOCK_CHIP=%s needs virtual time (GOCLOCK_VIRTUAL=1)" % chip)
+        elif chip:
+            from goclockfw.desktop.chipmodel import ChipModel
+
+            self.chip = ChipModel(chip, self.ring, self._now)
+            self.flash.on_op = self.chip.flash_op
 
     # ----- time ------------------------------------------------------------
 
     def ticks(self):
         if self.virtual:
+            if self.chip is not None:
+                self._now = self.chip.tick()  # flash costs moved it on
             return self._now
         # The unix port's ticks wrap at 2**62; core/ticks.py wants 2**30 like the boards.
         return ticks_add(self._now, time.ticks_diff(time.ticks_ms(), self._t0_real) & TICKS_MAX)
@@ -117,12 +136,24 @@ class DesktopBoard:
             return
         if self.virtual:
             if self._target is not None:
-                left = ticks_diff(self._target, self._now)
+                now = self.ticks()
+                left = ticks_diff(self._target, now)
                 step = ms if ms < left else left
-                self._now = ticks_add(self._now, step if step > 0 else 0)
-                if self._now == self._target:
+                step = step if step > 0 else 0
+                if self.chip is not None:
+                    self.chip.sleep(step)
+                    self._now = self.chip.tick()
+                else:
+                    self._now = ticks_add(now, step)
+                if ticks_diff(self._now, self._target) >= 0:
                     self._target = None
                     self.console({"waited": self._now})
+                return
+            if self.chip is not None and self._cut:
+                # Output waits behind the chip's line, which drained meanwhile (virtual
+                # time stands still): come back at once for the next piece.
+                self.chip.line_drained()
+                self._cut = False
                 return
             ms = 1000  # virtual time stands still until input comes
         if ms > 0:
@@ -228,6 +259,19 @@ class DesktopBoard:
                 if ms == 0:
                     self._target = None
                     self.console({"waited": self._now})
+        elif cmd == "chip" and self.chip is not None:
+            m = self.chip
+            self.console(
+                {
+                    "chip": m.chip,
+                    "erases": m.erases,
+                    "programs": m.programs,
+                    "flash_ms": m.flash_us // 1000,
+                    "longest_stall_us": m.longest_stall_us,
+                    "longest_pass_us": m.longest_pass_us,
+                    "serial_blocking_bytes": m.serial_figures()[0],
+                }
+            )
         elif cmd == "quit":
             self.quit = True
 
@@ -254,6 +298,15 @@ class DesktopBoard:
 
     def serial_send(self, data):
         """Write what the line takes now, without waiting; the count written."""
+        if self.chip is not None:  # as the chip's board writes: board/mcu.py's serial_send
+            from goclockfw.desktop.chipboard import SEND_PIECE
+
+            n = len(data)
+            if self.chip.serial_ready():
+                data = data[: self.chip.serial_write(n if n < SEND_PIECE else SEND_PIECE)]
+            else:
+                data = data[:0]
+            self._cut = len(data) < n
         if self._serial is None:
             return len(data)  # no line: the bytes go nowhere, as on a board without a host
         try:
@@ -313,8 +366,15 @@ class DesktopBoard:
         self.flash.close()
 
 
-def _board_flash():
+def _board_flash(chip=None):
     path = os.getenv("GOCLOCK_BOARD_FILE")
+    if not path and chip:  # the chip's board: boards/<board>.json beside firmware/
+        from goclockfw.desktop.chipcosts import chip_costs
+
+        path = "%s/../boards/%s.json" % (
+            _repo_sounds().rsplit("/", 2)[0],
+            chip_costs(chip)["board"],
+        )
     geometry = dict(DEFAULT_FLASH)
     if path:
         try:
@@ -328,7 +388,7 @@ def _board_flash():
     return geometry
 
 
-def _mount_flash():
+def _mount_flash(chip=None):
     """(flash, FS): the image in GOCLOCK_FLASH, formatted on first use, mounted at /flash."""
     import vfs  # MicroPython's file systems (1.23 and newer): its own littlefs
 
@@ -337,7 +397,7 @@ def _mount_flash():
         os.mkdir(folder)
     except OSError:
         pass
-    g = _board_flash()
+    g = _board_flash(chip)
     flash = NorFlash(g["block_size"], g["blocks"], folder + "/flash.img")
     opts = {"progsize": g["progsize"], "readsize": g["readsize"]}
     try:
@@ -353,5 +413,5 @@ def _mount_flash():
     return flash, FS(MOUNT)
 
 
-def make_board(path=None):
-    return DesktopBoard()
+def make_board(path=None, chip=None):
+    return DesktopBoard(chip)

@@ -8,7 +8,7 @@ erase sets a block to 0xFF, a program can only clear bits (new = old AND data), 
 that programmed over written bytes would see them damaged here, not silently replaced.
 
 Every erase and page program is counted, and told to `on_op(kind, block, nbytes)` when
-one is set: the chip cost model (desktop/costs.py) charges their time to the timeline.
+one is set: the chip cost model (desktop/chipmodel.py) charges their time to the timeline.
 """
 
 import sys

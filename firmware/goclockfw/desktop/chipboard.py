@@ -1,0 +1,115 @@
+"""A board for app/loop.py that behaves as board/mcu.py does, on a chip model's timeline.
+
+What the loop asks of an RP2040 or ESP32 board, with nothing of `machine`: ticks and
+sleeps from the model (desktop/chipmodel.py), button edges and levels from its scripted
+inputs, the serial line written as McuBoard.serial_send writes it (only when the line polls
+writable, SEND_PIECE bytes at most), the loop's wake-up period of a board whose buttons do
+not wake it, and an SSD1306 whose I2C transfers the model charges (`ModelDisplay`).
+Tests and `make bench` give the loop their own session (Loop(board, session)); requests
+from a host come from `reader`, a callable returning bytes or None.
+"""
+
+from goclockfw.desktop.chipmodel import ChipModel
+
+SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
+WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
+WAKE_IDLE_MS = 100
+
+
+class ChipBoard:
+    has_console = False
+    notices = ()
+    quit = False
+
+    def __init__(self, chip, ring, t0_ms=0, erase_max=False, display=False):
+        self.name = chip
+        self.ring = ring
+        self.model = ChipModel(chip, ring, t0_ms, erase_max)
+        self.display = ModelDisplay(self.model) if display else None
+        self.reader = lambda: None
+        self.kbd = None
+        self.led = 0
+
+    def ticks(self):
+        return self.model.tick()
+
+    def wait(self, ms):
+        self.model.sleep(ms)
+
+    def poll_inputs(self, now):
+        self.model.poll_inputs()
+
+    def level(self, ch):
+        return self.model.level(ch)
+
+    def wake_ms(self, running):
+        return WAKE_RUNNING_MS if running else WAKE_IDLE_MS
+
+    def next_input_ms(self, now):
+        return None
+
+    def read_serial(self):
+        return self.reader()
+
+    def serial_send(self, data):
+        m = self.model
+        if not m.serial_ready():
+            return 0
+        n = len(data)
+        if n > SEND_PIECE:
+            n = SEND_PIECE
+        return m.serial_write(n)
+
+    def kbd_intr(self, enable):
+        self.kbd = bool(enable)
+
+    def set_led(self, on):
+        self.led = on
+
+    def battery_mv(self):
+        return None
+
+
+class ModelDisplay:
+    """micropython-lib's SSD1306_I2C as app/screen.py uses it: a frame buffer in RAM (drawn
+    by framebuf where there is one), commands and pages sent on I2C at the model's cost."""
+
+    width = 128
+    height = 64
+
+    def __init__(self, model):
+        self.model = model
+        self.buffer = bytearray(self.width * self.height // 8)
+        self.sent = 0  # I2C bytes
+        try:
+            import framebuf
+
+            self._fb = framebuf.FrameBuffer(self.buffer, 128, 64, framebuf.MONO_VLSB)
+        except ImportError:  # CPython: nothing is drawn, only the transfers are charged
+            self._fb = None
+
+    def write_cmd(self, cmd):
+        self._i2c(3)  # address, control byte 0x80, the command
+
+    def write_data(self, buf):
+        self._i2c(2 + len(buf))  # address, control byte 0x40, the data
+
+    def _i2c(self, n):
+        self.sent += n
+        self.model.i2c_write(n)
+
+    def fill(self, c):
+        if self._fb is not None:
+            self._fb.fill(c)
+
+    def fill_rect(self, x, y, w, h, c):
+        if self._fb is not None:
+            self._fb.fill_rect(x, y, w, h, c)
+
+    def text(self, s, x, y, c=1):
+        if self._fb is not None:
+            self._fb.text(s, x, y, c)
+
+    def blit(self, fb, x, y, key=-1):
+        if self._fb is not None:
+            self._fb.blit(fb, x, y, key)

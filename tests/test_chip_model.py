@@ -1,0 +1,369 @@
+"""The firmware on the chip cost models (desktop/chipmodel.py): whole games and worst cases on an
+RP2040 and an ESP32, in virtual time, against the timing targets.
+
+Targets (issue 9): a press charged within 2 ms of its edge, during a flash write too; a call
+starts at most 20 ms late at p99, 50 ms at worst, and no clip is cut (no underrun, no stuck
+callback); erases only at quiet moments (no clip playing, the running side's next deadline
+more than ERASE_QUIET_MS away) and at most 0.2 a move; a serial write never blocks the loop
+more than 5 ms, a host that stops reading loses event lines (counted), never replies; a
+bounce storm never fills the ESP32 scheduler's queue of 8; a display step at most 10 ms.
+Where the firmware misses one, the test is an xfail(strict) with the measured figure.
+"""
+
+import ast
+import json
+import os
+
+import pytest
+
+from goclockfw.app.buttons import EdgeRing
+from goclockfw.app.session import ERASE_QUIET_MS
+from goclockfw.core.ticks import TICKS_MAX
+from goclockfw.desktop import chipboard
+from goclockfw.desktop.chipmodel import IDLE, IRQ_OFF, ChipModel
+from goclockfw.desktop.flash import NorFlash
+from support.chipclock import (
+    BYOYOMI,
+    CHIPS,
+    REPO,
+    SIDES,
+    ChipClock,
+    call_during_record,
+    game_presses,
+    host_stops_reading,
+    press_during_erase,
+    press_during_page,
+    requests_while_host_stopped,
+    storm,
+    storm_during_erase,
+    whole_game,
+)
+from support.lfs import lfs_fs
+
+MOVES = 200
+
+
+@pytest.fixture(scope="module", params=CHIPS)
+def game(request):
+    return whole_game(request.param, MOVES)
+
+
+def test_every_press_of_a_game_is_charged_at_its_edge(game):
+    c, f = game
+    assert f["presses_lost"] == 0
+    assert f["press_error_max_ms"] <= 2, f
+    assert len(c.charged) == MOVES + 1
+
+
+def test_calls_of_a_game_start_on_time_and_play_whole(game):
+    c, f = game
+    assert f["calls"] > 40  # the long moves reach the calls
+    assert f["call_late_p99_ms"] <= 20 and f["call_late_max_ms"] <= 50, f
+    assert f["underruns"] == 0 and f["audio_stuck"] == 0, f
+
+
+def test_erases_of_a_game_are_few_and_at_quiet_moments(game):
+    c, f = game
+    assert f["erases"] <= 0.2 * MOVES, f
+    assert f["erases_while_playing"] == 0
+    for _playing, margin in c.erase_log:
+        assert margin is None or margin > ERASE_QUIET_MS, c.erase_log
+
+
+@pytest.mark.parametrize(
+    "chip",
+    [
+        pytest.param(
+            "rp2040",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="one quiet-moment step (Journal.work -> ChunkPool.create) can erase 3 "
+                "blocks: littlefs compacts the logs directory's metadata pair around the new "
+                "chunk's data block; at 400 ms an erase, measured 1214 ms of flash in one pass, "
+                "past ERASE_QUIET_MS (600): a call due then starts late. Fix: while a clock "
+                "runs, only recycle erased chunks (one erase) and create chunks when none runs, "
+                "or make ERASE_QUIET_MS cover 3 worst-case erases (1.3 s)",
+            ),
+        ),
+        "esp32",
+    ],
+)
+def test_a_quiet_moment_step_ends_before_the_next_deadline_at_worst_case_erases(chip):
+    _, f = whole_game(chip, MOVES, erase_max=True)
+    assert f["pass_flash_max_ms"] <= ERASE_QUIET_MS - 20, f
+    assert f["call_late_max_ms"] <= 50
+
+
+def test_a_game_never_blocks_on_serial_or_redraws_long(game):
+    c, f = game
+    assert f["serial_max_block_ms"] <= 5, f
+    assert f["events_dropped"] == 0  # a host that reads loses nothing
+    assert 0 < f["redraw_max_ms"] <= 10, f
+    assert f["sched_dropped"] == 0 and f["pio_lost"] == 0, f
+
+
+# ----- worst cases ------------------------------------------------------------------------
+
+
+def test_rp2040_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
+    err = press_during_erase("rp2040")
+    assert err is not None and abs(err) <= 2, err  # the PIO edge timer ran on
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ESP32: both edges of a tap inside an erase queue their soft handlers, which run "
+    "after it and read the pin up: measured, the press is lost (held past the erase, it "
+    "would be charged ~200 ms late). Fix: timestamp edges in hardware (RMT or PCNT capture, "
+    "an IRAM ISR reading esp_timer) or erase only while no clock runs",
+)
+def test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
+    err = press_during_erase("esp32")
+    assert err is not None and abs(err) <= 2, err
+
+
+@pytest.mark.parametrize(
+    "chip",
+    [
+        "rp2040",
+        pytest.param(
+            "esp32",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="ESP32: the pin is disarmed after its first edge until the loop reads "
+                "the ring, and an idle loop sleeps 100 ms: the release of an 80 ms tap is "
+                "missed, and the debouncer, seeing the button up, takes the press for a "
+                "glitch (measured: 2 taps of 10 lost). Fix: Debouncer._conclude should count "
+                "a burst whose recorded level was down as a press then a release, or re-arm "
+                "the pin from the handler after a few ms",
+            ),
+        ),
+    ],
+)
+def test_a_short_tap_on_an_idle_clock_starts_the_game(chip):
+    lost = 0
+    for k in range(10):
+        c = ChipClock(chip, display=False)
+        c.configure(BYOYOMI)
+        c.run_ms(20000)  # the chunks of the reset are being made meanwhile (ESP32: minutes)
+        starter = SIDES[1 - c.session.tc.first]
+        c.model.tap(c.model.us + 1000 + k * 10000 + 137, c.button(starter))
+        c.run_ms(2000)
+        lost += not c.charged
+    assert lost == 0, "%d of 10 taps lost" % lost
+
+
+@pytest.mark.parametrize(
+    "chip",
+    [
+        "rp2040",
+        pytest.param(
+            "esp32",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="ESP32: a display page is one 130-byte I2C write (2.9 ms) in which soft "
+                "handlers wait: a press at its start is charged 3 ms late (measured). Fix: "
+                "send a page in two writes of 64 bytes (1.5 ms each), or timestamp edges in "
+                "hardware",
+            ),
+        ),
+    ],
+)
+def test_a_press_during_a_display_transfer_is_charged_at_its_edge(chip):
+    err = press_during_page(chip)
+    assert err is not None and abs(err) <= 2, err
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_call_due_while_a_record_is_written_starts_on_time(chip):
+    c, late = call_during_record(chip)
+    assert len(late) >= 6
+    assert max(late) <= 2, late
+    assert c.ports.i2s.underruns == 0
+
+
+def test_rp2040_host_that_stops_reading_loses_events_only():
+    c, f = host_stops_reading("rp2040")
+    assert f["events_dropped"] > 0  # the status events of a host that does not read
+    assert f["press_error_max_ms"] <= 2 and f["presses_lost"] == 0
+    assert f["underruns"] == 0
+    assert c.session.reading() is False or c.session.out.room_for_reply()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="RP2040 USB CDC: POLLOUT says writable with a byte of room, and a 64-byte piece "
+    "that does not fit waits the CDC timeout (500 ms) for a host that does not read (fix: "
+    "write no more than the room the FIFO has, e.g. sys.stdout.buffer.write of a piece no "
+    "larger than what the CDC reports free, or stop writing once a write came back short)",
+)
+def test_rp2040_host_that_stops_reading_never_blocks_the_loop():
+    c, f = host_stops_reading("rp2040")
+    assert f["serial_max_block_ms"] <= 5, f  # measured: 500 ms
+    assert f["call_late_max_ms"] <= 50, f
+
+
+@pytest.mark.parametrize(
+    "chip",
+    [
+        pytest.param(
+            "rp2040",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the session reads requests while REPLY_ROOM (2048) bytes are free, "
+                "but one read (256 bytes, board/mcu.py's SERIAL_CHUNK) can hold 8 requests "
+                "whose replies need more: measured, 3 of 20 status replies dropped. Fix: "
+                "Session.serial should feed the protocol line by line and keep the bytes "
+                "after the line at which the room runs short, for the next pass",
+            ),
+        ),
+        "esp32",  # the UART drains whatever the host does: the room never runs short
+    ],
+)
+def test_a_host_that_stops_reading_but_asks_gets_every_reply(chip):
+    replies, dropped, ids = requests_while_host_stopped(chip)
+    assert sorted(replies) == ids, (len(replies), dropped)
+
+
+def test_esp32_host_that_stops_reading_never_blocks_the_loop():
+    # The DevKitC's UART drains at 115200 baud whatever the host does (its USB bridge drops
+    # what the host does not take), so the clock sees a reading host.
+    c, f = host_stops_reading("esp32")
+    assert f["serial_max_block_ms"] <= 5, f
+    assert f["call_late_max_ms"] <= 50 and f["underruns"] == 0, f
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_bounce_storm_while_calls_play_fills_no_queue(chip):
+    c = ChipClock(chip)
+    c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
+    c.play([(2000, "black")])  # white's minute runs: calls from 30 s on
+    m = c.model
+    m.reset_figures()
+    due = c.us_of(c.session.clock.next_deadline())  # 30 s: a clip plays through the storm
+    storm(c, due - 200000, "black")
+    c.run_to_us(due + 30000000)
+    assert m.sched_max < 8 and m.sched_dropped == 0, (m.sched_max, m.sched_dropped)
+    assert c.ports.i2s.underruns == 0 and c.ports.player.stuck == 0
+    assert max(c.late) <= 20, c.late
+    assert c.session.clock.state == "running" and c.session.clock.turn == 1  # no press came of it
+
+
+def test_rp2040_a_bounce_storm_during_an_erase_is_held_by_the_pio_fifo():
+    m = storm_during_erase("rp2040")
+    assert m.sched_dropped == 0
+    assert m.pio_lost > 0  # 8 words a FIFO: the rest is lost, the level check catches up
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ESP32: every edge during an erase queues its soft handler (the pin is disarmed only "
+    "when the handler runs): a storm fills the scheduler's 8 entries in 8 ms of a 45 ms erase "
+    "and drops the rest (measured: 8 deep, 222 dropped), the I2S callback included (fix: disarm the button interrupts around "
+    "flash erases on the ESP32, or not erase while an edge is recent)",
+)
+def test_esp32_a_bounce_storm_during_an_erase_fills_no_queue():
+    m = storm_during_erase("esp32")
+    assert m.sched_max < 8 and m.sched_dropped == 0, (m.sched_max, m.sched_dropped)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_lost_audio_callback_is_detected_and_playback_goes_on(chip):
+    c = ChipClock(chip, display=False)
+    c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
+    c.play([(2000, "black")])
+    due = c.us_of(c.session.clock.next_deadline())
+    c.run_to_us(due + 50000)  # "30秒" plays
+    i2s, player = c.ports.i2s, c.ports.player
+    assert player.busy()
+    written = i2s.buffers
+    c.model.drop_audio = 1
+    c.run_ms(1000)
+    assert i2s.dropped == 1 and player.stuck == 1  # the watchdog saw it ...
+    assert i2s.buffers > written + 1  # ... and the clip went on
+
+
+# ----- the model itself ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("board", ["pico", "pico-w", "esp32-devkitc"])
+def test_each_board_s_flash_geometry_gives_littlefs_its_inline_limit(board):
+    """The board file's flash: littlefs with MicroPython's settings on that geometry keeps a
+    file of `inline_max` bytes in its directory, one byte more takes a block of its own."""
+    with open(os.path.join(REPO, "boards", board + ".json")) as f:
+        g = json.load(f)["flash"]
+    flash = NorFlash(g["block_size"], 16)
+    fs = lfs_fs(flash, g["progsize"], g["readsize"])
+    for size, blocks in ((g["inline_max"], 0), (g["inline_max"] + 1, 1)):
+        free = fs.free()
+        with fs.open("f%d" % size, "wb") as f:
+            f.write(b"x" * size)
+        assert (free - fs.free()) // g["block_size"] == blocks, size
+
+
+def test_the_model_board_writes_serial_as_the_mcu_board_does():
+    with open(os.path.join(REPO, "firmware", "goclockfw", "board", "mcu.py")) as f:
+        tree = ast.parse(f.read())
+    consts = {
+        n.targets[0].id: n.value.value
+        for n in tree.body
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+    }
+    assert consts["SEND_PIECE"] == chipboard.SEND_PIECE
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_game_across_the_tick_wrap(chip):
+    c = ChipClock(chip, t0_ms=TICKS_MAX - 60000)  # the ms counter wraps 1 min in
+    c.configure(BYOYOMI)
+    c.play(game_presses(20, seed=3))
+    f = c.figures(20)
+    assert f["presses_lost"] == 0 and f["press_error_max_ms"] <= 2, f
+    assert f["call_late_max_ms"] <= 50 and f["calls"] > 0, f
+
+
+def test_edges_are_stamped_as_each_chip_stamps_them():
+    for chip, stamp in (("rp2040", 10), ("esp32", 55)):
+        ring = EdgeRing()
+        m = ChipModel(chip, ring)
+        m.sleep(10)
+        m.edge(10500, 0, 1)  # inside a 45 ms erase from 10 ms
+        m.flash_op("erase", 3, 4096)
+        m.poll_inputs()
+        assert (ring.head, ring.ticks[0], ring.levels[0]) == (1, stamp, 1), chip
+        assert m.longest_flash_us == 45000 and m.tick() == 55
+
+
+def test_a_full_page_program_costs_the_datasheet_page_time():
+    m = ChipModel("rp2040", EdgeRing())
+    m.flash_op("program", 0, 256)
+    assert m.us == 30 + 255 * 2500 // 1000 and m.programs == 1
+    m.busy(1000, IRQ_OFF)
+    assert m.longest_stall_us == 1000
+    m._advance(m.us + 5, IDLE)
+
+
+# ----- the desktop board under the MicroPython unix port ---------------------------------
+
+
+@pytest.mark.parametrize("chip,board", [("rp2040", "pico"), ("esp32", "esp32-devkitc")])
+def test_the_desktop_board_charges_a_chip_s_costs_on_the_unix_port(tmp_path, chip, board):
+    """GOCLOCK_CHIP on the desktop board (MicroPython unix port, its own littlefs): the flash
+    operations are counted and their time moves the virtual clock."""
+    from support.firmware import boot, set_tc, status
+
+    fw = boot(tmp_path, env={"GOCLOCK_CHIP": chip}, board=board)
+    try:
+        set_tc(fw, {"type": "sudden_death", "main": 600})  # a reset: chunks made, erased
+        fw.keys("l")  # White's button starts Black's clock
+        before = fw.wait(0)[-1]["waited"]
+        fw.wait(5000)
+        fw.keys("!chip\n")
+        got = fw.until(lambda x: "chip" in x)[-1]
+        assert got["chip"] == chip and got["programs"] > 0
+        assert got["flash_ms"] > 0 and got["longest_stall_us"] > 0
+        after = fw.wait(0)[-1]["waited"]
+        assert after - before >= 5000  # flash time comes on top of the 5 s waited
+        assert status(fw)["state"] == "running"
+    finally:
+        fw.stop()
