@@ -144,6 +144,8 @@ class ChipClock:
         self.charged = []  # (side, tick) of every accepted press
         self.late = []  # per call: ms from its deadline to the first sound of its clip
         self.erase_log = []  # per erase: (clip playing, ms to the next deadline or None)
+        self.flash_over_margin_ms = 0  # the longest pass whose flash time reached its margin
+        self._first_erase = None
         self.presses = []  # (µs of the edge, side) scripted
         self._due = None
         self._wrap()
@@ -182,6 +184,8 @@ class ChipClock:
         nd = s.clock.next_deadline()
         margin = None if nd is None else ticks_diff(nd, self.model.tick())
         self.erase_log.append((s.announcer.busy(), margin))
+        if self._first_erase is None:
+            self._first_erase = (self._margin_ms(s, self.model.tick()), self.model.flash_us)
 
     # ----- driving ----------------------------------------------------------------------
 
@@ -192,7 +196,23 @@ class ChipClock:
     def run_to_us(self, t_us):
         m = self.model
         while m.us < t_us:
+            self._first_erase = None  # (ms then to what is due next, flash µs before it)
             self.loop._step()
+            if self._first_erase is not None:
+                margin, flash0 = self._first_erase
+                spent = (m.flash_us - flash0) // 1000
+                if margin is not None and spent >= margin and spent > self.flash_over_margin_ms:
+                    self.flash_over_margin_ms = spent  # the pass's flash reached what was due
+
+    @staticmethod
+    def _margin_ms(s, now):
+        """Ms to the next deadline, call or progress mark; None when nothing is due."""
+        nd = s.clock.next_deadline()
+        margin = None if nd is None else ticks_diff(nd, now)
+        d = s.records.mark_due_ms(s.clock, now)
+        if d >= 0 and (margin is None or d < margin):
+            margin = d
+        return margin
 
     def us_of(self, tick):
         """The µs of the timeline at which the chip's ticks_ms() reaches `tick`."""
@@ -247,6 +267,7 @@ class ChipClock:
     def reset_figures(self):
         self.model.reset_figures()
         self.redraw_us = 0
+        self.flash_over_margin_ms = 0
         del self.erase_log[:]
         del self.late[:]
 
@@ -285,6 +306,7 @@ class ChipClock:
             "longest_pass_ms": m.longest_pass_us / 1000,
             "pass_erases_max": m.pass_erases_max,
             "pass_flash_max_ms": m.pass_flash_max_us / 1000,
+            "flash_over_margin_ms": self.flash_over_margin_ms,
             "redraw_max_ms": self.redraw_us / 1000,
             "press_error_max_ms": max(abs(e) for e in errs if e is not None) if errs else 0,
             "presses_lost": sum(1 for e in errs if e is None),

@@ -49,7 +49,12 @@ MAX_WAIT_MS = 1000  # the loop wakes at least this often (interrupts wake it soo
 STATUS_MS = 1000  # status events while a clock runs (when watched)
 # No flash erase this close to the running side's next deadline or call: an RP2040 erase
 # stops the chip for up to 400 ms, and a call must start within 20 ms of its moment.
-ERASE_QUIET_MS = 600
+# A flash erase stops an RP2040 for up to ERASE_WORST_MS; one starts only when the next
+# deadline, call or progress mark is further away than that for each block the step may
+# erase, plus QUIET_SLACK_MS.
+ERASE_WORST_MS = 400
+QUIET_SLACK_MS = 200
+ERASE_QUIET_MS = QUIET_SLACK_MS + ERASE_WORST_MS  # the margin of a one-block step
 _IGNORED_PRESS = (("do", "press"),)
 
 
@@ -346,7 +351,7 @@ class Session:
             # very moment of a call.
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
-        if self.quiet(now):
+        if self.quiet(now, self.journal.step_erases()):
             self._upkeep(running, now)
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self._status_at) >= STATUS_MS)
@@ -366,16 +371,17 @@ class Session:
             ms = d
         return ms if ms > 0 else 0
 
-    def quiet(self, now):
-        """Is this a moment where a flash erase (up to 400 ms of a stalled chip) hurts
-        nobody: no clip playing, no deadline, call or progress mark close?"""
+    def quiet(self, now, erases=1):
+        """Is this a moment where `erases` flash erases (up to ERASE_WORST_MS each of a
+        stalled chip) hurt nobody: no clip playing, no deadline, call or progress mark close?"""
         if self.announcer.busy():
             return False
+        need = QUIET_SLACK_MS + erases * ERASE_WORST_MS
         d = self.records.mark_due_ms(self.clock, now)
-        if 0 <= d <= ERASE_QUIET_MS:
+        if 0 <= d <= need:
             return False  # a progress mark is due: written on time, a cut gives back < 2 s
         nd = self.clock.next_deadline()
-        return nd is None or ticks_diff(nd, now) > ERASE_QUIET_MS
+        return nd is None or ticks_diff(nd, now) > need
 
     def _upkeep(self, running, now):
         j = self.journal

@@ -52,6 +52,10 @@ MAX_GAME = 99999
 SPARES_SETUP = 32  # erased chunks ready before a game starts (128 KB on 4 KB blocks)
 SPARES_RUNNING = 2  # below this, a running game's chunks are erased (at quiet moments)
 RESERVE = 1  # spares only essential records may take
+# Blocks one `work` step may erase when it makes a new chunk: the chunk's own block, and
+# littlefs compacting the logs directory's metadata pair around it (counted on the
+# Pico's geometry by the chip model). Recycling a used chunk erases one.
+CREATE_ERASES = 3
 HEADROOM = 65536  # bytes the chunks leave free in the file system (config, voice packs)
 SNAPSHOT_MOVES = 100  # a snapshot of the clock every this many moves: replay stays short
 # Records a game cannot do without (its moves and the arbiter's actions); the others
@@ -480,6 +484,10 @@ class Journal:
         if spares < target:
             return self._stuck != spares  # tried with this many: wait for a change
         return not running and spares > self.setup_spares + 2
+
+    def step_erases(self):
+        """How many blocks the next `work` step may erase: the quiet time it needs."""
+        return 1 if self.dirty else CREATE_ERASES
 
     def _broken(self):
         for b in self.pool.blocks:
