@@ -153,22 +153,7 @@ def test_a_short_tap_on_an_idle_clock_starts_the_game(chip):
     assert lost == 0, "%d of 10 taps lost" % lost
 
 
-@pytest.mark.parametrize(
-    "chip",
-    [
-        "rp2040",
-        pytest.param(
-            "esp32",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="ESP32: a display page is one 130-byte I2C write (2.9 ms) in which soft "
-                "handlers wait: a press at its start is charged 3 ms late (measured). Fix: "
-                "send a page in two writes of 64 bytes (1.5 ms each), or timestamp edges in "
-                "hardware",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("chip", CHIPS)
 def test_a_press_during_a_display_transfer_is_charged_at_its_edge(chip):
     err = press_during_page(chip)
     assert err is not None and abs(err) <= 2, err

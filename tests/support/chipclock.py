@@ -393,8 +393,9 @@ def storm_during_erase(chip):
 
 
 def press_during_page(chip):
-    """The running side's press lands in a display page transfer (128 bytes of I2C, 2.9 ms),
-    just before a millisecond ends: ms from its edge to the tick charged (None: lost)."""
+    """The running side's press lands at the start of the first I2C write of a display page's
+    data (a whole page, 2.9 ms, or its first piece), just before a millisecond ends: ms from
+    its edge to the tick charged (None: lost)."""
     c = ChipClock(chip)
     c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
     c.play([(2000, "black")])  # white's clock runs
@@ -403,7 +404,7 @@ def press_during_page(chip):
     hit = []
 
     def i2c_write(n):
-        if n > 100 and not hit and m.us % 1000 < 900:
+        if n > 3 and not hit and m.us % 1000 < 900:  # data, not a 3-byte command
             at = m.us - m.us % 1000 + 999  # the last µs of this millisecond
             m.tap(at, c.button("white"))
             hit.append(at)
