@@ -122,24 +122,7 @@ def test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
     assert err is not None and abs(err) <= 2, err
 
 
-@pytest.mark.parametrize(
-    "chip",
-    [
-        "rp2040",
-        pytest.param(
-            "esp32",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="ESP32: the pin is disarmed after its first edge until the loop reads "
-                "the ring, and an idle loop sleeps 100 ms: the release of an 80 ms tap is "
-                "missed, and the debouncer, seeing the button up, takes the press for a "
-                "glitch (measured: 2 taps of 10 lost). Fix: Debouncer._conclude should count "
-                "a burst whose recorded level was down as a press then a release, or re-arm "
-                "the pin from the handler after a few ms",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("chip", CHIPS)
 def test_a_short_tap_on_an_idle_clock_starts_the_game(chip):
     lost = 0
     for k in range(10):
@@ -286,15 +269,22 @@ def test_each_board_s_flash_geometry_gives_littlefs_its_inline_limit(board):
         assert (free - fs.free()) // g["block_size"] == blocks, size
 
 
-def test_the_model_board_writes_serial_as_the_mcu_board_does():
-    with open(os.path.join(REPO, "firmware", "goclockfw", "board", "mcu.py")) as f:
+def _board_consts(name):
+    with open(os.path.join(REPO, "firmware", "goclockfw", "board", name)) as f:
         tree = ast.parse(f.read())
-    consts = {
+    return {
         n.targets[0].id: n.value.value
         for n in tree.body
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
     }
-    assert consts["SEND_PIECE"] == chipboard.SEND_PIECE
+
+
+def test_the_model_board_writes_serial_as_the_mcu_board_does():
+    assert _board_consts("mcu.py")["SEND_PIECE"] == chipboard.SEND_PIECE
+
+
+def test_the_model_board_sleeps_as_the_esp32_board_does():
+    assert _board_consts("esp32board.py")["WAKE_SLICE_MS"] == chipboard.WAKE_SLICE_MS
 
 
 @pytest.mark.parametrize("chip", CHIPS)

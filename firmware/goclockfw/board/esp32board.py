@@ -5,16 +5,34 @@ Everything else comes from board/mcu.py and the pin map in /board.json
 and an interrupt like the player buttons. The battery is read through a
 resistor divider into an ADC1 pin (ADC2 is taken by the radio), with the
 11 dB attenuation and the factory calibration (`read_uv`).
+
+The ESP32's pin interrupts are soft (served from MicroPython's scheduler) and a
+pin is not watched between its first edge and the loop's next look (board/mcu.py),
+so the loop's sleep is cut into WAKE_SLICE_MS pieces and ends once an edge waits in
+the ring: the loop looks within a few ms, inside the debounce window, and a tap's
+release is seen.
 """
+
+import time
 
 import esp32
 import machine
 
 from goclockfw.board.mcu import McuBoard, load_board_file
 
+WAKE_SLICE_MS = 5  # an edge ends the loop's sleep within this (app/buttons.py DEBOUNCE_MS: 10)
+
 
 class Esp32Board(McuBoard):
     family = "esp32"
+
+    def wait(self, ms):
+        """Idle up to `ms`, but not past an edge waiting in the ring (the loop re-arms its pin)."""
+        ring = self.ring
+        while ms > 0 and ring.head == ring.tail:
+            step = ms if ms < WAKE_SLICE_MS else WAKE_SLICE_MS
+            time.sleep_ms(step)
+            ms -= step
 
     def _flash(self):
         # The partition MicroPython mounts as / (littlefs), as its _boot.py finds it.

@@ -14,6 +14,7 @@ from goclockfw.desktop.chipmodel import ChipModel
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
+WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep
 
 
 class ChipBoard:
@@ -34,7 +35,8 @@ class ChipBoard:
         return self.model.tick()
 
     def wait(self, ms):
-        self.model.sleep(ms)
+        m = self.model
+        m.sleep(ms, 0 if m.pio else WAKE_SLICE_MS)  # McuBoard.wait / Esp32Board.wait
 
     def poll_inputs(self, now):
         self.model.poll_inputs()
