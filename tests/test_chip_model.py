@@ -223,15 +223,10 @@ def test_rp2040_a_bounce_storm_during_an_erase_is_held_by_the_pio_fifo():
     assert m.pio_lost > 0  # 8 words a FIFO: the rest is lost, the level check catches up
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ESP32: every edge during an erase queues its soft handler (the pin is disarmed only "
-    "when the handler runs): a storm fills the scheduler's 8 entries in 8 ms of a 45 ms erase "
-    "and drops the rest (measured: 8 deep, 222 dropped), the I2S callback included (fix: disarm the button interrupts around "
-    "flash erases on the ESP32, or not erase while an edge is recent)",
-)
 def test_esp32_a_bounce_storm_during_an_erase_fills_no_queue():
+    # The button interrupts are off while the flash may erase (Esp32Board.erasing).
     m = storm_during_erase("esp32")
+    assert m.erases > 0
     assert m.sched_max < 8 and m.sched_dropped == 0, (m.sched_max, m.sched_dropped)
 
 

@@ -91,12 +91,13 @@ def _screen_class():
 
 
 class ChipPorts(Ports):
-    def __init__(self, fs, flash, model, ibuf):
+    def __init__(self, fs, flash, model, ibuf, board):
         self.name = model.chip
         self.fs = fs
         self.flash = flash
         self.sounds = os.path.join(REPO, "sounds")
         self.model = model
+        self.board = board
         self.ibuf = ibuf
         self.i2s = None
         self.player = None
@@ -108,6 +109,9 @@ class ChipPorts(Ports):
 
     def ram_free(self):
         return 100000
+
+    def erasing(self, on):
+        self.board.erasing(on)  # as loop.py's BoardPorts does
 
 
 class ChipClock:
@@ -123,7 +127,7 @@ class ChipClock:
         self.model = m = self.board.model
         flash.on_op = m.flash_op
         self.flash = flash
-        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"])
+        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"], self.board)
         self.session = s = Session(self.ports, m.tick())
         if display:
             _screen_class()  # imported once, so that the loop finds it (framebuf or not)

@@ -69,6 +69,10 @@ class Ports:
     def ram_free(self):
         return -1
 
+    def erasing(self, on):
+        """The flash may erase from now (True) until told False: the ESP32 board turns its
+        button interrupts off meanwhile (board/esp32board.py)."""
+
     def voices(self):
         """The voice packs on the clock."""
         import os
@@ -213,7 +217,7 @@ class Session:
             for _ in range(4):  # no clock runs: a few erases now make the first spare
                 if j.spares or not j.wants_work(False):
                     break
-                note = j.work(False, self.fs.free)
+                note = self._work(False)
                 if note:
                     self.notice("storage", note, now, speak=False)
             if j.begin() is None:
@@ -383,12 +387,22 @@ class Session:
             self._snapshot()
             return
         if j.wants_work(running):
-            # (No lambda here: a closure would make this method allocate on every pass.)
-            note = j.work(running, self.fs.free, self._snapshot)
+            note = self._work(running)
             if note:
                 self.notice("storage", note, now, speak=False)
             elif j.error:
                 self.records.problem(j.error)
+
+    def _work(self, running):
+        """One step of the journal's quiet-time work (an erase, a chunk made or dropped),
+        with the ports told that the flash may erase."""
+        ports = self.ports
+        ports.erasing(True)
+        try:
+            # (No lambda here: a closure would make the pass allocate whenever it works.)
+            return self.journal.work(running, self.fs.free, self._snapshot)
+        finally:
+            ports.erasing(False)
 
     def _snapshot(self):
         """The whole clock in one record: replay starts there (long games, a full flash)."""

@@ -11,6 +11,12 @@ pin is not watched between its first edge and the loop's next look (board/mcu.py
 so the loop's sleep is cut into WAKE_SLICE_MS pieces and ends once an edge waits in
 the ring: the loop looks within a few ms, inside the debounce window, and a tap's
 release is seen.
+
+While the flash erases (the session's storage work, `erasing`), the cache is off and
+no soft handler runs: every edge meanwhile would queue one, and a bouncing button would
+fill the scheduler's queue of 8 (the I2S callback shares it). So the button interrupts
+are off during that work; after it, a pin whose level changed is recorded then, as its
+handler would have been, and the others are watched again.
 """
 
 import time
@@ -25,6 +31,33 @@ WAKE_SLICE_MS = 5  # an edge ends the loop's sleep within this (app/buttons.py D
 
 class Esp32Board(McuBoard):
     family = "esp32"
+
+    def __init__(self, spec):
+        self._held = bytearray(3)  # 1 + the pin's level when `erasing` turned it off; 0: not
+        super().__init__(spec)
+
+    def erasing(self, on):
+        """The flash may erase from now (True) until told False (app/session.py Ports)."""
+        pins = self._pins
+        armed = self._armed
+        held = self._held
+        for ch in range(3):
+            if not self._soft[ch]:
+                continue
+            if on:
+                if armed[ch]:
+                    pins[ch].irq(handler=None)
+                    armed[ch] = 0
+                    held[ch] = 2 - pins[ch].value()  # 1 + the level (1 pressed)
+            elif held[ch]:
+                level = 1 - pins[ch].value()
+                if level != held[ch] - 1:
+                    self.ring.put(ch, time.ticks_ms(), level)  # the loop re-arms the pin
+                else:
+                    trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
+                    pins[ch].irq(handler=self._handlers[ch], trigger=trigger)
+                    armed[ch] = 1
+                held[ch] = 0
 
     def wait(self, ms):
         """Idle up to `ms`, but not past an edge waiting in the ring (the loop re-arms its pin)."""
