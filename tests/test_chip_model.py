@@ -22,6 +22,7 @@ from goclockfw.core.ticks import TICKS_MAX
 from goclockfw.desktop import chipboard
 from goclockfw.desktop.chipmodel import IDLE, IRQ_OFF, ChipModel
 from goclockfw.desktop.flash import NorFlash
+from goclockfw.storage.journal import RESERVE
 from support.chipclock import (
     BYOYOMI,
     CHIPS,
@@ -30,6 +31,7 @@ from support.chipclock import (
     ChipClock,
     call_during_record,
     game_presses,
+    game_with_spares_ready,
     host_stops_reading,
     press_during_erase,
     press_during_page,
@@ -112,14 +114,73 @@ def test_rp2040_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="ESP32: both edges of a tap inside an erase queue their soft handlers, which run "
-    "after it and read the pin up: measured, the press is lost (held past the erase, it "
-    "would be charged ~200 ms late). Fix: timestamp edges in hardware (RMT or PCNT capture, "
-    "an IRAM ISR reading esp_timer) or erase only while no clock runs",
+    reason="ESP32: the press that starts a game lands in an erase of the idle clock's "
+    "preparation after a reset (36 erases: 5.5 s at 45 ms each, about 18 s at 400 ms). "
+    "The button interrupts are off during the erase and no soft handler could run in it: "
+    "a tap inside it is lost (measured), a press held past it is charged at its end (212 ms "
+    "late, measured). Not covered by erasing nothing while a clock runs; a fix needs edges "
+    "timestamped in hardware (RMT or PCNT capture, an IRAM ISR reading esp_timer)",
 )
 def test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
     err = press_during_erase("esp32")
     assert err is not None and abs(err) <= 2, err
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_game_started_with_its_spares_ready_erases_nothing_while_it_runs(chip):
+    """The ESP32 erases nothing while a clock runs unless the game outgrew its erased chunks:
+    a game started with them ready meets no erase, so every press is charged at its edge."""
+    c, f = game_with_spares_ready(chip, MOVES)
+    assert f["erases"] == 0, f
+    assert f["presses_lost"] == 0 and f["press_error_max_ms"] <= 2, f
+    assert len(c.charged) == MOVES + 1
+
+
+def test_esp32_a_running_game_erases_only_down_to_its_reserve():
+    """Started before its spares were ready, an ESP32 game erases only when it is down to the
+    reserve (an emergency), and no freed chunk is erased while it runs."""
+    c = ChipClock("esp32", display=False)
+    c.configure(BYOYOMI)
+    c.play([(2000, "black")])
+    j = c.session.journal
+    assert len(j.spares) > RESERVE
+    j.dirty.append(j.spares.pop())  # a chunk freed while the game runs
+    erases = c.model.erases
+    c.run_ms(30000)
+    assert c.model.erases == erases and len(j.dirty) == 1  # kept for the idle clock
+    del j.spares[RESERVE:]  # down to the reserve: erased at the next quiet moment
+    c.run_ms(3000)
+    assert c.model.erases > erases and len(j.spares) > RESERVE
+
+
+@pytest.mark.parametrize(
+    "chip",
+    [
+        "rp2040",
+        pytest.param(
+            "esp32",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="ESP32: a game that outgrew its erased chunks (or started before they "
+                "were ready) erases at quiet moments once it is down to the reserve; a tap "
+                "inside such an erase is lost (measured), a press held past it is charged at "
+                "its end (see the next test for the bound)",
+            ),
+        ),
+    ],
+)
+def test_a_press_during_an_emergency_erase_of_a_running_game_is_charged_at_its_edge(chip):
+    err = press_during_erase(chip, running=True)
+    assert err is not None and abs(err) <= 2, err
+
+
+def test_esp32_a_press_held_through_an_emergency_erase_is_charged_by_its_end():
+    """The bound where the ESP32 still erases while a clock runs: a press held past the erase
+    is recorded when the erase ends (the level check after it), so at most one erase late:
+    400 ms at worst, 45 ms typical."""
+    for erase_max, bound in ((True, 400), (False, 45)):
+        err = press_during_erase("esp32", erase_max=erase_max, hold_ms=500, running=True)
+        assert err is not None and 0 < err <= bound, (erase_max, err)
 
 
 @pytest.mark.parametrize("chip", CHIPS)

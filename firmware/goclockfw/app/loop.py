@@ -31,6 +31,7 @@ class BoardPorts(Ports):
         self.sounds = board.sounds
         self.console = board.console if board.has_console else None
         self._erasing = getattr(board, "erasing", None)  # the ESP32 board's (esp32board.py)
+        self.erases_while_running = getattr(board, "erases_while_running", True)
 
     def erasing(self, on):
         if self._erasing is not None:

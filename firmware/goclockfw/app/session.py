@@ -61,6 +61,9 @@ class Ports:
     flash = None  # the flash's block device (raw access for the log chunks)
     sounds = "/sounds"  # the voice packs' directory
     console = None  # callable(obj): the desktop's screen; None on a board
+    # False where a press during a flash erase cannot be timed (the ESP32): a running game
+    # erases only when its spares are down to the reserve (storage/journal.py).
+    erases_while_running = True
 
     def make_player(self, rate, volume):
         """The speaker for clips of `rate` Hz, or None."""
@@ -91,7 +94,9 @@ class Session:
         self.errors = 0
         self.out = OutBuffer()
         self.store = ConfigStore(self.fs)
-        self.journal = Journal(ChunkPool(self.fs, ports.flash))
+        self.journal = Journal(
+            ChunkPool(self.fs, ports.flash), erase_running=ports.erases_while_running
+        )
         self.logs = self.journal  # the protocol reads list/read/clear from it
         self.protocol = Protocol(self, self._event_line)
         self.records = Records(self.journal, self.protocol, ports.console)

@@ -12,7 +12,9 @@ so the loop's sleep is cut into WAKE_SLICE_MS pieces and ends once an edge waits
 the ring: the loop looks within a few ms, inside the debounce window, and a tap's
 release is seen.
 
-While the flash erases (the session's storage work, `erasing`), the cache is off and
+A running game erases nothing unless it has run out of erased log chunks
+(`erases_while_running`, storage/journal.py). While the flash erases (the session's
+storage work, `erasing`), the cache is off and
 no soft handler runs: every edge meanwhile would queue one, and a bouncing button would
 fill the scheduler's queue of 8 (the I2S callback shares it). So the button interrupts
 are off during that work; after it, a pin whose level changed is recorded then, as its
@@ -31,6 +33,9 @@ WAKE_SLICE_MS = 5  # an edge ends the loop's sleep within this (app/buttons.py D
 
 class Esp32Board(McuBoard):
     family = "esp32"
+    # A press during an erase is seen only after it (soft interrupts): with the spares made
+    # before a game, a running game erases only when it is down to its reserve.
+    erases_while_running = False
 
     def __init__(self, spec):
         self._held = bytearray(3)  # 1 + the pin's level when `erasing` turned it off; 0: not
