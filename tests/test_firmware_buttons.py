@@ -225,3 +225,18 @@ def test_a_press_whose_first_edge_read_a_bounce_is_one_press_at_that_edge():
         deb.observe(LEFT, 1, t)
         deb.settle(LEFT, 1, t)
     assert pops(deb) == []
+
+
+def test_a_sampled_level_must_be_seen_again_after_the_window():
+    # BOOTSEL has no interrupt: down in one sample, up in the next is no press.
+    deb = Debouncer()
+    deb.observe(ARBITER, 1, 100)
+    deb.settle(ARBITER, 1, 100)
+    deb.observe(ARBITER, 0, 120)
+    deb.settle(ARBITER, 0, 120)
+    assert pops(deb) == []
+    deb.observe(ARBITER, 1, 200)
+    deb.settle(ARBITER, 1, 200)
+    deb.observe(ARBITER, 1, 220)
+    deb.settle(ARBITER, 1, 220)
+    assert pops(deb) == [(ARBITER, PRESS, 200)]
