@@ -22,6 +22,7 @@ from goclockfw.core.ticks import TICKS_MAX
 from goclockfw.desktop import chipboard
 from goclockfw.desktop.chipmodel import IDLE, IRQ_OFF, ChipModel
 from goclockfw.desktop.flash import NorFlash
+from goclockfw.storage.journal import RESERVE
 from support.chipclock import (
     BYOYOMI,
     CHIPS,
@@ -30,6 +31,7 @@ from support.chipclock import (
     ChipClock,
     call_during_record,
     game_presses,
+    game_with_spares_ready,
     host_stops_reading,
     press_during_erase,
     press_during_page,
@@ -99,14 +101,43 @@ def test_rp2040_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="ESP32: both edges of a tap inside an erase queue their soft handlers, which run "
-    "after it and read the pin up: measured, the press is lost (held past the erase, it "
-    "would be charged ~200 ms late). Fix: timestamp edges in hardware (RMT or PCNT capture, "
-    "an IRAM ISR reading esp_timer) or erase only while no clock runs",
+    reason="ESP32: the press that starts a game lands in an erase of the idle clock's "
+    "preparation after a reset (36 erases: 5.5 s at 45 ms each, about 18 s at 400 ms). "
+    "The button interrupts are off during the erase and no soft handler could run in it: "
+    "a tap inside it is lost (measured), a press held past it is charged at its end (212 ms "
+    "late, measured). Not covered by erasing nothing while a clock runs; a fix needs edges "
+    "timestamped in hardware (RMT or PCNT capture, an IRAM ISR reading esp_timer)",
 )
 def test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
     err = press_during_erase("esp32")
     assert err is not None and abs(err) <= 2, err
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_a_game_started_with_its_spares_ready_erases_nothing_while_it_runs(chip):
+    """The ESP32 erases nothing while a clock runs unless the game outgrew its erased chunks:
+    a game started with them ready meets no erase, so every press is charged at its edge."""
+    c, f = game_with_spares_ready(chip, MOVES)
+    assert f["erases"] == 0, f
+    assert f["presses_lost"] == 0 and f["press_error_max_ms"] <= 2, f
+    assert len(c.charged) == MOVES + 1
+
+
+def test_esp32_a_running_game_erases_only_down_to_its_reserve():
+    """Started before its spares were ready, an ESP32 game erases only when it is down to the
+    reserve (an emergency), and no freed chunk is erased while it runs."""
+    c = ChipClock("esp32", display=False)
+    c.configure(BYOYOMI)
+    c.play([(2000, "black")])
+    j = c.session.journal
+    assert len(j.spares) > RESERVE
+    j.dirty.append(j.spares.pop())  # a chunk freed while the game runs
+    erases = c.model.erases
+    c.run_ms(30000)
+    assert c.model.erases == erases and len(j.dirty) == 1  # kept for the idle clock
+    del j.spares[RESERVE:]  # down to the reserve: erased at the next quiet moment
+    c.run_ms(3000)
+    assert c.model.erases > erases and len(j.spares) > RESERVE
 
 
 @pytest.mark.parametrize(
@@ -117,16 +148,29 @@ def test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge():
             "esp32",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="ESP32: the pin is disarmed after its first edge until the loop reads "
-                "the ring, and an idle loop sleeps 100 ms: the release of an 80 ms tap is "
-                "missed, and the debouncer, seeing the button up, takes the press for a "
-                "glitch (measured: 2 taps of 10 lost). Fix: Debouncer._conclude should count "
-                "a burst whose recorded level was down as a press then a release, or re-arm "
-                "the pin from the handler after a few ms",
+                reason="ESP32: a game that outgrew its erased chunks (or started before they "
+                "were ready) erases at quiet moments once it is down to the reserve; a tap "
+                "inside such an erase is lost (measured), a press held past it is charged at "
+                "its end (see the next test for the bound)",
             ),
         ),
     ],
 )
+def test_a_press_during_an_emergency_erase_of_a_running_game_is_charged_at_its_edge(chip):
+    err = press_during_erase(chip, running=True)
+    assert err is not None and abs(err) <= 2, err
+
+
+def test_esp32_a_press_held_through_an_emergency_erase_is_charged_by_its_end():
+    """The bound where the ESP32 still erases while a clock runs: a press held past the erase
+    is recorded when the erase ends (the level check after it), so at most one erase late:
+    400 ms at worst, 45 ms typical."""
+    for erase_max, bound in ((True, 400), (False, 45)):
+        err = press_during_erase("esp32", erase_max=erase_max, hold_ms=500, running=True)
+        assert err is not None and 0 < err <= bound, (erase_max, err)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
 def test_a_short_tap_on_an_idle_clock_starts_the_game(chip):
     lost = 0
     for k in range(10):
@@ -140,22 +184,7 @@ def test_a_short_tap_on_an_idle_clock_starts_the_game(chip):
     assert lost == 0, "%d of 10 taps lost" % lost
 
 
-@pytest.mark.parametrize(
-    "chip",
-    [
-        "rp2040",
-        pytest.param(
-            "esp32",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="ESP32: a display page is one 130-byte I2C write (2.9 ms) in which soft "
-                "handlers wait: a press at its start is charged 3 ms late (measured). Fix: "
-                "send a page in two writes of 64 bytes (1.5 ms each), or timestamp edges in "
-                "hardware",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("chip", CHIPS)
 def test_a_press_during_a_display_transfer_is_charged_at_its_edge(chip):
     err = press_during_page(chip)
     assert err is not None and abs(err) <= 2, err
@@ -242,15 +271,10 @@ def test_rp2040_a_bounce_storm_during_an_erase_is_held_by_the_pio_fifo():
     assert m.pio_lost > 0  # 8 words a FIFO: the rest is lost, the level check catches up
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ESP32: every edge during an erase queues its soft handler (the pin is disarmed only "
-    "when the handler runs): a storm fills the scheduler's 8 entries in 8 ms of a 45 ms erase "
-    "and drops the rest (measured: 8 deep, 222 dropped), the I2S callback included (fix: disarm the button interrupts around "
-    "flash erases on the ESP32, or not erase while an edge is recent)",
-)
 def test_esp32_a_bounce_storm_during_an_erase_fills_no_queue():
+    # The button interrupts are off while the flash may erase (Esp32Board.erasing).
     m = storm_during_erase("esp32")
+    assert m.erases > 0
     assert m.sched_max < 8 and m.sched_dropped == 0, (m.sched_max, m.sched_dropped)
 
 
@@ -288,15 +312,22 @@ def test_each_board_s_flash_geometry_gives_littlefs_its_inline_limit(board):
         assert (free - fs.free()) // g["block_size"] == blocks, size
 
 
-def test_the_model_board_writes_serial_as_the_mcu_board_does():
-    with open(os.path.join(REPO, "firmware", "goclockfw", "board", "mcu.py")) as f:
+def _board_consts(name):
+    with open(os.path.join(REPO, "firmware", "goclockfw", "board", name)) as f:
         tree = ast.parse(f.read())
-    consts = {
+    return {
         n.targets[0].id: n.value.value
         for n in tree.body
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
     }
-    assert consts["SEND_PIECE"] == chipboard.SEND_PIECE
+
+
+def test_the_model_board_writes_serial_as_the_mcu_board_does():
+    assert _board_consts("mcu.py")["SEND_PIECE"] == chipboard.SEND_PIECE
+
+
+def test_the_model_board_sleeps_as_the_esp32_board_does():
+    assert _board_consts("esp32board.py")["WAKE_SLICE_MS"] == chipboard.WAKE_SLICE_MS
 
 
 @pytest.mark.parametrize("chip", CHIPS)

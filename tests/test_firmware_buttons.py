@@ -185,3 +185,58 @@ def test_next_due_tells_when_to_look_again():
     deb.edge(LEFT, 100, 1)
     assert deb.next_due(103) == DEBOUNCE_MS - 3
     assert deb.next_due(500) == 0
+
+
+def test_a_tap_whose_release_went_unreported_is_a_press_then_a_release():
+    # An ESP32 pin is not watched after its first edge until the loop looks: a tap's
+    # release before that look leaves only the press in the ring.
+    deb = Debouncer()
+    deb.edge(LEFT, 100, 1)
+    deb.observe(LEFT, 0, 190)  # the loop looks 90 ms later: the button is up
+    deb.settle(LEFT, 0, 190)
+    assert pops(deb) == [(LEFT, PRESS, 100)]
+    assert deb.hold(195) == 195  # the press is confirmed: nothing holds the clock
+    deb.observe(LEFT, 0, 190 + DEBOUNCE_MS)
+    deb.settle(LEFT, 0, 190 + DEBOUNCE_MS)
+    assert pops(deb) == [(LEFT, RELEASE, 190)]
+
+
+def test_a_glitch_whose_end_went_unreported_but_was_seen_in_the_window_is_ignored():
+    deb = Debouncer()
+    deb.edge(RIGHT, 100, 1)
+    deb.observe(RIGHT, 0, 104)  # the loop looked within the window: the pin is up again
+    deb.settle(RIGHT, 0, 104)
+    assert deb.hold(106) == 100  # still a possible press until the window has passed
+    for t in (110, 113, 114, 130):
+        deb.observe(RIGHT, 0, t)
+        deb.settle(RIGHT, 0, t)
+    assert pops(deb) == []
+    assert deb.hold(130) == 130
+
+
+def test_a_press_whose_first_edge_read_a_bounce_is_one_press_at_that_edge():
+    # The handler read the pin in a bounce (up); the loop looks late and sees it down.
+    deb = Debouncer()
+    deb.edge(LEFT, 100, 0)
+    deb.observe(LEFT, 1, 150)
+    deb.settle(LEFT, 1, 150)
+    assert pops(deb) == [(LEFT, PRESS, 100)]
+    for t in (160, 170, 400):
+        deb.observe(LEFT, 1, t)
+        deb.settle(LEFT, 1, t)
+    assert pops(deb) == []
+
+
+def test_a_sampled_level_must_be_seen_again_after_the_window():
+    # BOOTSEL has no interrupt: down in one sample, up in the next is no press.
+    deb = Debouncer()
+    deb.observe(ARBITER, 1, 100)
+    deb.settle(ARBITER, 1, 100)
+    deb.observe(ARBITER, 0, 120)
+    deb.settle(ARBITER, 0, 120)
+    assert pops(deb) == []
+    deb.observe(ARBITER, 1, 200)
+    deb.settle(ARBITER, 1, 200)
+    deb.observe(ARBITER, 1, 220)
+    deb.settle(ARBITER, 1, 220)
+    assert pops(deb) == [(ARBITER, PRESS, 200)]

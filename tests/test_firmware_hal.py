@@ -292,6 +292,70 @@ def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hal):
         FakePin.soft_only = False
 
 
+def test_esp32_sleep_ends_once_an_edge_waits(hal, monkeypatch):
+    """An edge's pin is not watched until the loop reads the ring: the loop's sleep is cut
+    into slices and ends after the one in which an edge came, well inside the debounce."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        left = FakePin.pins[32]
+        slept = []
+
+        def sleep_ms(ms):
+            slept.append(ms)
+            if len(slept) == 3:
+                left.edge(0)  # pressed during the third slice
+
+        monkeypatch.setattr(
+            hal.esp32, "time", types.SimpleNamespace(sleep_ms=sleep_ms, ticks_ms=lambda: 1000)
+        )
+        board.wait(100)
+        assert slept == [5, 5, 5]
+        board.wait(100)  # the edge still waits in the ring: no sleep at all
+        assert slept == [5, 5, 5]
+        board.ring.drain(Debouncer())
+        board.poll_inputs(1000)
+        board.wait(12)
+        assert slept == [5, 5, 5, 5, 5, 2]
+    finally:
+        FakePin.soft_only = False
+
+
+def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hal, monkeypatch):
+    """A bouncing button during an erase must not queue a soft handler per edge: the board
+    turns its interrupts off, then records a pin whose level changed meanwhile and watches
+    the others again."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        monkeypatch.setattr(
+            hal.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: 1450)
+        )
+        left, right, boot = FakePin.pins[32], FakePin.pins[33], FakePin.pins[0]
+        board.erasing(True)
+        assert left.handler is None and right.handler is None and boot.handler is None
+        for level in (0, 1, 0, 1, 0):  # a storm on the right button, ending pressed
+            right.edge(level)
+        left.edge(0)
+        left.edge(1)  # a tap of the left one, wholly inside: not seen
+        assert board.ring.head == board.ring.tail
+        board.erasing(False)
+        deb = Debouncer()
+        board.ring.drain(deb)
+        assert deb.pending[RIGHT] and deb.first[RIGHT] == 1450 and deb.level[RIGHT] == 1
+        assert not deb.pending[LEFT]
+        assert left.handler is not None and boot.handler is not None  # watched again
+        assert right.handler is None  # as after an edge: until the loop has read the ring
+        board.poll_inputs(1450)
+        assert right.handler is not None
+    finally:
+        FakePin.soft_only = False
+
+
 def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hal):
     spec = board_file("pico-w")
     spec.pop("display")

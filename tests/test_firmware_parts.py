@@ -186,13 +186,19 @@ class Ssd1306(framebuf.FrameBuffer):
         super().__init__(self.buffer, 128, 64, framebuf.MONO_VLSB)
         self.sent = []  # pages sent, in order
         self.cmds = []
+        self.data = bytearray()  # the pieces of the page being sent
 
     def write_cmd(self, c):
         self.cmds.append(c)
+        self.data = bytearray()
 
     def write_data(self, data):
-        self.sent.append(self.cmds[-2])  # the page of the SET_PAGE_ADDR just given
-        assert len(data) == 128
+        assert len(data) <= 64  # a page goes in pieces: one I2C write of 66 bytes at most
+        self.data.extend(data)
+        if len(self.data) == 128:
+            page = self.cmds[-2]  # the page of the SET_PAGE_ADDR just given
+            assert self.data == self.buffer[page * 128 : page * 128 + 128]
+            self.sent.append(page)
 
 
 def status(state, black, white, turn="black"):

@@ -23,6 +23,7 @@ from goclockfw.desktop.chipboard import SEND_PIECE, ChipBoard
 from goclockfw.desktop.chipcosts import chip_costs
 from goclockfw.desktop.chipmodel import ModelI2S
 from goclockfw.desktop.flash import NorFlash
+from goclockfw.storage.journal import RESERVE
 from support.lfs import lfs_fs
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -91,12 +92,14 @@ def _screen_class():
 
 
 class ChipPorts(Ports):
-    def __init__(self, fs, flash, model, ibuf):
+    def __init__(self, fs, flash, model, ibuf, board):
         self.name = model.chip
         self.fs = fs
         self.flash = flash
         self.sounds = os.path.join(REPO, "sounds")
         self.model = model
+        self.board = board
+        self.erases_while_running = model.pio  # as board/esp32board.py says (RP2040: True)
         self.ibuf = ibuf
         self.i2s = None
         self.player = None
@@ -108,6 +111,9 @@ class ChipPorts(Ports):
 
     def ram_free(self):
         return 100000
+
+    def erasing(self, on):
+        self.board.erasing(on)  # as loop.py's BoardPorts does
 
 
 class ChipClock:
@@ -123,7 +129,7 @@ class ChipClock:
         self.model = m = self.board.model
         flash.on_op = m.flash_op
         self.flash = flash
-        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"])
+        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"], self.board)
         self.session = s = Session(self.ports, m.tick())
         if display:
             _screen_class()  # imported once, so that the loop finds it (framebuf or not)
@@ -342,25 +348,50 @@ def whole_game(chip, moves, seed=5, erase_max=False):
     return c, c.figures(moves)
 
 
-def press_during_erase(chip, erase_max=True, hold_ms=80):
-    """The game's first press half way through an erase of the chunks a reset prepares: ms
-    from its edge to the tick it was charged, or None when it was never charged."""
+def press_during_erase(chip, erase_max=True, hold_ms=80, running=False):
+    """A press half way through an erase: ms from its edge to the tick it was charged, or
+    None when it was never charged. The game's first press, in an erase of the chunks a
+    reset prepares; or (`running`) the mover's press in a running game whose erased chunks
+    are down to the reserve (an emergency: it outgrew them), at its next erase."""
     c = ChipClock(chip, erase_max=erase_max, display=False)
     c.configure(BYOYOMI)  # the reset leaves chunks to prepare: erases while idle
     m = c.model
-    starter = c.button(SIDES[1 - c.session.tc.first])
+    side = SIDES[1 - c.session.tc.first]
+    if running:
+        c.play([])  # the starter's press: the first mover's clock runs
+        side = SIDES[c.session.clock.turn]
+        j = c.session.journal
+        del j.spares[RESERVE:]  # the others are left aside: only the reserve is ready
+    button = c.button(side)
     hit = []
 
     def on_flash(kind, us):
         if kind == "erase" and not hit:
             at = m.us + us // 2 + 137
-            m.tap(at, starter, hold_ms=hold_ms)
+            m.tap(at, button, hold_ms=hold_ms)
             hit.append(at)
+            c.presses.append((at, side))
 
     m.on_flash = on_flash
     c.run_ms(5000)
-    assert hit, "no erase after the reset"
-    return c.charged[0][1] - m.tick_at(hit[0]) if c.charged else None
+    assert hit, "no erase"
+    return c.press_errors()[-1]
+
+
+def game_with_spares_ready(chip, moves, seed=5, erase_max=True):
+    """whole_game, but started once the reset's SPARES_SETUP erased chunks are ready (the
+    idle clock made them), every erase 400 ms: (clock, figures)."""
+    c = ChipClock(chip, erase_max=erase_max)
+    c.configure(BYOYOMI)
+    c.ask("watch", on=True)
+    j = c.session.journal
+    for _ in range(120):  # 36 erases of 400 ms at most: well within 2 minutes
+        if len(j.spares) >= j.setup_spares and not j.wants_work(False):
+            break
+        c.run_ms(1000)
+    assert len(j.spares) >= j.setup_spares, len(j.spares)
+    c.play(game_presses(moves, seed))
+    return c, c.figures(moves)
 
 
 def call_during_record(chip, calls=8):
@@ -415,8 +446,9 @@ def storm_during_erase(chip):
 
 
 def press_during_page(chip):
-    """The running side's press lands in a display page transfer (128 bytes of I2C, 2.9 ms),
-    just before a millisecond ends: ms from its edge to the tick charged (None: lost)."""
+    """The running side's press lands at the start of the first I2C write of a display page's
+    data (a whole page, 2.9 ms, or its first piece), just before a millisecond ends: ms from
+    its edge to the tick charged (None: lost)."""
     c = ChipClock(chip)
     c.configure({"type": "byoyomi", "main": 0, "periods": 5, "period": 60})
     c.play([(2000, "black")])  # white's clock runs
@@ -425,7 +457,7 @@ def press_during_page(chip):
     hit = []
 
     def i2c_write(n):
-        if n > 100 and not hit and m.us % 1000 < 900:
+        if n > 3 and not hit and m.us % 1000 < 900:  # data, not a 3-byte command
             at = m.us - m.us % 1000 + 999  # the last µs of this millisecond
             m.tap(at, c.button("white"))
             hit.append(at)

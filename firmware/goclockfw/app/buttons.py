@@ -10,7 +10,18 @@ nothing to the time charged. A burst is also concluded by the next edge when
 a full window of quiet lies between them, so a press the loop did not look at
 in time (a short tap during a 50 ms stall) still counts, at its own tick.
 A held button is one press; edges while it is down (release bounce, noise)
-only end in a release. Confirmed presses and releases wait in a small queue
+only end in a release.
+
+A pin may change without an edge being recorded: an ESP32 pin is not watched
+between its first edge and the loop's next look (board/mcu.py), and a full ring
+drops edges. The loop's look at the level (`observe`) repairs that. Within a
+window of the burst's last edge, a change nobody reported is an edge of the
+burst at the tick the loop saw it, so a glitch whose end went unreported is still
+a glitch. Once the loop could not look for a whole window, the level an interrupt
+recorded with the last edge has stood that long as far as anyone can tell: a
+burst recorded as a change (down, for a button that was up) that the pin no
+longer shows is that change, then the change back, dated when seen (`settle`).
+A level the loop only sampled (the Pico's BOOTSEL) must still be seen again. Confirmed presses and releases wait in a small queue
 (`pop`) in the order they are found.
 
 While an edge waits for confirmation the clock must not be advanced past its
@@ -89,6 +100,7 @@ class Debouncer:
         self.down = bytearray(channels)  # confirmed state: 1 while pressed
         self.pending = bytearray(channels)  # 1 while a burst awaits confirmation
         self.level = bytearray(channels)  # level after the latest edge
+        self.sampled = bytearray(channels)  # 1: that level was read by the loop, not recorded
         self.first = array("i", [0] * channels)  # tick of the burst's first edge
         self.last = array("i", [0] * channels)  # tick of its latest edge
         # Confirmed changes, oldest first: channel, PRESS/RELEASE, tick (a press: its first edge).
@@ -117,6 +129,7 @@ class Debouncer:
             if ticks_diff(tick, self.last[ch]) > 0:
                 self.last[ch] = tick
         self.level[ch] = level
+        self.sampled[ch] = 0
 
     def observe(self, ch, level, now):
         """The loop's view of the pin level; a change nobody reported is an edge.
@@ -124,13 +137,26 @@ class Debouncer:
         Buttons without an interrupt (the Pico's BOOTSEL) rely on this alone;
         for the others it repairs a missed or dropped interrupt.
         """
-        if not self.pending[ch] and level != self.down[ch]:
-            self.edge(ch, now, level)
+        if not self.pending[ch]:
+            if level != self.down[ch]:
+                self.edge(ch, now, level)
+                self.sampled[ch] = 1
+        elif level != self.level[ch] and ticks_diff(now, self.last[ch]) < self.window:
+            self.edge(ch, now, level)  # an unreported change inside the burst: an edge now
+            self.sampled[ch] = 1
 
     def settle(self, ch, level, now):
         """Conclude channel `ch`'s burst if it has been quiet for a window; `level` is the pin now."""
         if self.pending[ch] and ticks_diff(now, self.last[ch]) >= self.window:
-            self._conclude(ch, level)
+            was = self.level[ch]
+            if level != was and was != self.down[ch] and not self.sampled[ch]:
+                # Recorded as a change, seen back where it was a window or more later:
+                # the change (a tap whose release went unreported), then the change back.
+                self._conclude(ch, was)
+                self.edge(ch, now, level)
+                self.sampled[ch] = 1
+            else:
+                self._conclude(ch, level)
 
     def _conclude(self, ch, level):
         self.pending[ch] = 0

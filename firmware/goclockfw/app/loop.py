@@ -30,6 +30,12 @@ class BoardPorts(Ports):
         self.flash = board.flash
         self.sounds = board.sounds
         self.console = board.console if board.has_console else None
+        self._erasing = getattr(board, "erasing", None)  # the ESP32 board's (esp32board.py)
+        self.erases_while_running = getattr(board, "erases_while_running", True)
+
+    def erasing(self, on):
+        if self._erasing is not None:
+            self._erasing(on)
 
     def make_player(self, rate, volume):
         return self.board.make_player(rate, volume)

@@ -66,6 +66,9 @@ class Ports:
     flash = None  # the flash's block device (raw access for the log chunks)
     sounds = "/sounds"  # the voice packs' directory
     console = None  # callable(obj): the desktop's screen; None on a board
+    # False where a press during a flash erase cannot be timed (the ESP32): a running game
+    # erases only when its spares are down to the reserve (storage/journal.py).
+    erases_while_running = True
 
     def make_player(self, rate, volume):
         """The speaker for clips of `rate` Hz, or None."""
@@ -73,6 +76,10 @@ class Ports:
 
     def ram_free(self):
         return -1
+
+    def erasing(self, on):
+        """The flash may erase from now (True) until told False: the ESP32 board turns its
+        button interrupts off meanwhile (board/esp32board.py)."""
 
     def voices(self):
         """The voice packs on the clock."""
@@ -92,7 +99,9 @@ class Session:
         self.errors = 0
         self.out = OutBuffer()
         self.store = ConfigStore(self.fs)
-        self.journal = Journal(ChunkPool(self.fs, ports.flash))
+        self.journal = Journal(
+            ChunkPool(self.fs, ports.flash), erase_running=ports.erases_while_running
+        )
         self.logs = self.journal  # the protocol reads list/read/clear from it
         self.protocol = Protocol(self, self._event_line)
         self.records = Records(self.journal, self.protocol, ports.console)
@@ -218,7 +227,7 @@ class Session:
             for _ in range(4):  # no clock runs: a few erases now make the first spare
                 if j.spares or not j.wants_work(False):
                     break
-                note = j.work(False, self.fs.free)
+                note = self._work(False)
                 if note:
                     self.notice("storage", note, now, speak=False)
             if j.begin() is None:
@@ -389,12 +398,22 @@ class Session:
             self._snapshot()
             return
         if j.wants_work(running):
-            # (No lambda here: a closure would make this method allocate on every pass.)
-            note = j.work(running, self.fs.free, self._snapshot)
+            note = self._work(running)
             if note:
                 self.notice("storage", note, now, speak=False)
             elif j.error:
                 self.records.problem(j.error)
+
+    def _work(self, running):
+        """One step of the journal's quiet-time work (an erase, a chunk made or dropped),
+        with the ports told that the flash may erase."""
+        ports = self.ports
+        ports.erasing(True)
+        try:
+            # (No lambda here: a closure would make the pass allocate whenever it works.)
+            return self.journal.work(running, self.fs.free, self._snapshot)
+        finally:
+            ports.erasing(False)
 
     def _snapshot(self):
         """The whole clock in one record: replay starts there (long games, a full flash)."""

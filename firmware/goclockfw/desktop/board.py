@@ -119,6 +119,8 @@ class DesktopBoard:
 
             self.chip = ChipModel(chip, self.ring, self._now)
             self.flash.on_op = self.chip.flash_op
+        # As the chip's board: the ESP32's erases nothing while a clock runs (esp32board.py).
+        self.erases_while_running = self.chip is None or self.chip.pio
 
     # ----- time ------------------------------------------------------------
 

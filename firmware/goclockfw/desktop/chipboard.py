@@ -14,6 +14,7 @@ from goclockfw.desktop.chipmodel import ChipModel
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
+WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep
 
 
 class ChipBoard:
@@ -27,14 +28,36 @@ class ChipBoard:
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
         self.display = ModelDisplay(self.model) if display else None
         self.reader = lambda: None
+        self._held = bytearray(3)
         self.kbd = None
         self.led = 0
 
     def ticks(self):
         return self.model.tick()
 
+    def erasing(self, on):
+        """board/esp32board.py's: the button interrupts off while the flash may erase, then
+        a pin whose level changed is recorded, the others armed again (RP2040: nothing)."""
+        m = self.model
+        if m.pio:
+            return
+        held = self._held
+        for ch in range(3):
+            if on:
+                if m._armed[ch]:
+                    m._armed[ch] = 0
+                    held[ch] = 1 + m._levels[ch]
+            elif held[ch]:
+                level = m._levels[ch]
+                if level != held[ch] - 1:
+                    self.ring.put(ch, m.tick(), level)
+                else:
+                    m._armed[ch] = 1
+                held[ch] = 0
+
     def wait(self, ms):
-        self.model.sleep(ms)
+        m = self.model
+        m.sleep(ms, 0 if m.pio else WAKE_SLICE_MS)  # McuBoard.wait / Esp32Board.wait
 
     def poll_inputs(self, now):
         self.model.poll_inputs()

@@ -18,7 +18,8 @@ it: RP2040 player buttons by PIO (the exact tick, whatever the CPU does; 8 words
 read by the loop's `poll_inputs`, more are lost); ESP32 buttons by a soft handler that
 reads ticks_ms() when it runs: at once when idle, at the end of a window otherwise,
 through the scheduler's queue of 8, which drops what does not fit. After its first edge
-an ESP32 pin is disarmed until the loop reads the ring, as board/mcu.py does.
+an ESP32 pin is disarmed until the loop reads the ring, as board/mcu.py does, and the
+loop's sleep ends within a slice once an edge waits (board/esp32board.py's wait).
 
 No wall clock anywhere: the timeline moves only by charges and sleeps.
 """
@@ -90,8 +91,11 @@ class ChipModel:
     def tick_at(self, us):
         return (self.t0 + us // 1000) & TICKS_MAX
 
-    def sleep(self, ms):
-        """The loop sleeps `ms` (time.sleep_ms: handlers run meanwhile, nothing wakes it)."""
+    def sleep(self, ms, slice_ms=0):
+        """The loop sleeps `ms` (time.sleep_ms: handlers run meanwhile, nothing wakes it).
+
+        With `slice_ms` (board/esp32board.py's wait): in pieces of that many ms, ending after
+        the piece in which an edge was put in the ring, or at once if one waits there."""
         d = self.us - self._pass_at
         if d > self.longest_pass_us:
             self.longest_pass_us = d
@@ -100,7 +104,15 @@ class ChipModel:
         if self._pass_flash_us > self.pass_flash_max_us:
             self.pass_flash_max_us = self._pass_flash_us
         self._pass_erases = self._pass_flash_us = 0
-        if ms > 0:
+        ring = self.ring
+        if slice_ms and ring.head != ring.tail:
+            ms = 0
+        if ms > 0 and slice_ms:
+            while ms > 0 and ring.head == ring.tail:
+                step = ms if ms < slice_ms else slice_ms
+                self._advance(self.us + step * 1000, IDLE)
+                ms -= step
+        elif ms > 0:
             self._advance(self.us + ms * 1000, IDLE)
         else:
             self.spins += 1

@@ -23,7 +23,11 @@ chunks freed by cleared or dropped games and makes new chunks while the flash ha
 Before a game starts, SPARES_SETUP erased chunks are made ready (128 KB: the log of a
 long game), so that a game erases nothing while its clocks run; only a game that
 outgrows them has chunks erased while it runs, at quiet moments, SPARES_RUNNING at a
-time. Claiming a part is a page program. When no spare is left but the reserve,
+time. A board that cannot time a press during an erase (the ESP32: `erase_running`
+False) erases nothing else while a clock runs either: no freed chunk is erased, no
+broken one dropped, until the clock stops or the spares are down to the reserve (an
+emergency: a game that outgrew its spares, or started before they were ready).
+Claiming a part is a page program. When no spare is left but the reserve,
 only essential records (moves, pauses, adjustments, rulings, the end) are written; calls
 and notices are dropped first. When even finished games are gone and the flash is full,
 the running game writes a snapshot of the clock and gives up its own oldest parts: the
@@ -123,9 +127,10 @@ class GameScan:
 class Journal:
     """Game logs in a ChunkPool: claims, appends, marks, reading, and the quiet-time work."""
 
-    def __init__(self, pool, headroom=HEADROOM, setup_spares=SPARES_SETUP):
+    def __init__(self, pool, headroom=HEADROOM, setup_spares=SPARES_SETUP, erase_running=True):
         self.pool = pool
         self.setup_spares = setup_spares
+        self.erase_running = erase_running  # False: while a clock runs, only keep the reserve
         # Bytes the chunks leave free for other files: less on a small flash.
         total = pool.nblocks * pool.block_size
         self.headroom = headroom if headroom < total // 8 else total // 8
@@ -479,6 +484,8 @@ class Journal:
         """True when `work` has something to do (an erase, a commit) at a quiet moment."""
         target = SPARES_RUNNING if running else self.setup_spares
         spares = len(self.spares)
+        if running and not self.erase_running and spares > RESERVE:
+            return False  # the board cannot time a press during an erase: not unless needed
         if self.dirty or self._broken():
             return True
         if spares < target:
