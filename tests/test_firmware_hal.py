@@ -233,8 +233,9 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     assert board.level(RIGHT) == 1 and board.level(LEFT) == 0
     deb.settle(RIGHT, board.level(RIGHT), 2020)
     assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
-    # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS.
-    assert board.wake_ms(True) == 20 and board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
+    # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS, and by
+    # the loop's sleep (`wait`, below): the loop need not wake for it.
+    assert board.wake_ms(True) is None and board.next_input_ms(0) is None
     hal.rp2.bootsel = 1
     board.poll_inputs(2030)
     assert board.level(ARBITER) == 1
@@ -243,8 +244,47 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     assert board.level(ARBITER) == 1
     board.poll_inputs(2050)  # a SAMPLE_MS (20 ms) later: read again
     assert board.level(ARBITER) == 0
-    assert board.wake_ms(False) == 100  # no clock running: BOOTSEL read every 50 ms
-    assert board.next_input_ms(2050) == hal.rp2mod.IDLE_SAMPLE_MS
+    # The sleep: on the serial line, in steps of the sampling period (50 ms with no clock
+    # running, 20 ms while one runs), looking at BOOTSEL and the edges after each step.
+    clock = hal.clock
+    steps = []
+
+    def ipoll(ms):
+        steps.append(ms)
+        clock["ms"] += ms
+        hal.rp2.bootsel = 1 if clock["ms"] >= clock.get("bootsel_at", 1 << 29) else 0
+        return iter([])
+
+    board._ipoll_in = ipoll
+    assert board.wake_ms(False) is None
+    clock["ms"] = 3000
+    board.wait(120)
+    assert steps == [50, 50, 20] and clock["ms"] == 3120
+    assert board.level(ARBITER) == 0
+    # BOOTSEL goes down 30 ms into a sleep of a running clock: seen at the next sample.
+    board.wake_ms(True)
+    steps.clear()
+    clock["bootsel_at"] = 3150
+    board.wait(1000)
+    assert steps == [20, 20] and clock["ms"] == 3160 and board.level(ARBITER) == 1
+    # An edge recorded by an interrupt ends the sleep at the next sample too.
+    steps.clear()
+    clock["ms"] = 4000
+    left.edge(0)
+    board.wait(1000)
+    assert steps == [20] and clock["ms"] == 4020
+    board.ring.drain(Debouncer())
+    # A byte on the line ends it at once; while the loop reads no requests it sleeps on.
+    board._ipoll_in = board._poll.ipoll
+    hal.line_in.extend(b"x")
+    board.wait(1000)
+    assert clock["ms"] == 4020
+    board.watch_serial = False
+    slept = []
+    hal.rp2mod.time.sleep_ms = lambda ms: (slept.append(ms), clock.update(ms=clock["ms"] + ms))
+    board.wait(70)
+    assert slept == [20, 20, 20, 10] and clock["ms"] == 4090
+    hal.line_in.clear()
     # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
     board.set_led(1)
     assert FakePin.pins["LED"].level == 1

@@ -114,6 +114,35 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     return out
 
 
+def profile(image, files, specs, presses=6, log=print):
+    """Where a press's time goes: the probe times the functions `specs` name (see
+    goclock_probe.py) over `presses` presses; {name: (calls, us)} per press, averaged."""
+    pico, s = boot(image, files)
+    s.wait_ready(timeout=60)
+    s.request("config.set", config={"time_control": TC})
+    s.request("reset")
+    s.request("press", side="white")
+    s.run_for(1.0)
+    specs = list(specs)
+    for k in range(0, len(specs), 8):  # a request line holds 1024 bytes at most
+        s.request("probe", time=specs[k : k + 8])
+    total = {}
+    side = "black"
+    us = []
+    for _ in range(presses):
+        s.request("probe")  # sections since the last probe dropped; the heap collected
+        s.request("press", side=side)
+        p = s.request("probe")
+        us.append(p["last_us"])
+        for name, (calls, t) in p["sections"].items():
+            c0, t0 = total.get(name, (0, 0))
+            total[name] = (c0 + calls, t0 + t)
+        side = "white" if side == "black" else "black"
+        s.run_for(0.5)
+    log("press (with the timers in): median %d us" % _median(us))
+    return {k: (c / presses, t / presses) for k, (c, t) in total.items()}
+
+
 def _median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2]
@@ -169,6 +198,12 @@ def main(argv=None):
     ap.add_argument("--frozen", action="store_true", help="the frozen image, main.py only")
     ap.add_argument("--seconds", type=float, default=10.0, help="emulated s per idle window")
     ap.add_argument("--presses", type=int, default=6)
+    ap.add_argument(
+        "--time",
+        action="append",
+        metavar="MODULE:FUNC",
+        help="profile a press instead: time this function (module:Class.method), repeatable",
+    )
     args = ap.parse_args(argv)
     if args.frozen:
         image = args.image or os.environ.get("GOCLOCK_RP2_FROZEN_IMAGE")
@@ -177,6 +212,12 @@ def main(argv=None):
     else:
         image = args.image or os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
         files, label = layout.firmware_files(), ".mpy layout (as goclock deploy)"
+    if args.time:
+        r = profile(image, files, args.time, args.presses)
+        for name in args.time:
+            calls, us = r.get(name, (0, 0))
+            print("  %-64s %5.1f calls %8.0f us" % (name, calls, us))
+        return 0
     r = measure(image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr))
     table("%s, %s" % (label, os.path.basename(image)), r)
     return 0

@@ -87,7 +87,9 @@ class Loop:
         s.edges(b.ring)
         for ch in range(CHANNELS):
             s.level(ch, b.level(ch), now)
-        if s.reading():
+        reading = s.reading()
+        b.watch_serial = reading  # a board that sleeps on the line stops doing so when full
+        if reading:
             data = b.read_serial()
             if data is not None:
                 s.serial(data, now)

@@ -90,6 +90,7 @@ class Session:
         self.journal = Journal(ChunkPool(self.fs, ports.flash))
         self.logs = self.journal  # the protocol reads list/read/clear from it
         self.protocol = Protocol(self, self._event_line)
+        self._put_reply = self._reply_line  # bound once: a request allocates no method
         self.records = Records(self.journal, self.protocol, ports.console)
         self.deb = Debouncer()
         self.gestures = Gestures(self)
@@ -276,8 +277,10 @@ class Session:
     def serial(self, data, now):
         """Request bytes from the serial line; replies go to `out`."""
         self._catch_up(now)
-        for reply in self.protocol.feed(data):
-            self.out.put(reply, False)
+        self.protocol.feed(data, self._put_reply)
+
+    def _reply_line(self, data):
+        self.out.put(data, False)
 
     def reading(self):
         """May the loop read more requests? Not while a reply could not be queued."""
@@ -423,6 +426,13 @@ class Session:
             ms = d
         if self.announcer.busy() and ms > 5:
             ms = 5
+        state = self.clock.state
+        if state == PAUSED or state == ENDED:
+            # The LED blinks (`led`): wake for its next change.
+            period = 512 if state == PAUSED else 128
+            d = period - (now & (period - 1))
+            if d < ms:
+                ms = d
         if self.protocol.watching and self.clock.state == RUNNING:
             d = STATUS_MS - ticks_diff(now, self._status_at)
             if d < ms:

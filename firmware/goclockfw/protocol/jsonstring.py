@@ -129,7 +129,7 @@ def string(data, i, n):
     j = data.find(b'"', i)
     if j > i:
         seg = data[i:j]
-        if min(seg) >= 0x20 and max(seg) < 0x80 and 0x5C not in seg:
+        if min(seg) >= 0x20 and max(seg) < 0x80 and seg.find(b"\\") < 0:
             return str(seg, "ascii"), j + 1
     elif j == i:
         return "", j + 1

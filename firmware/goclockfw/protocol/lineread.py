@@ -18,22 +18,27 @@ class LineReader:
         self._overlong = False
 
     def feed(self, data):
-        """The lines `data` completes: bytes without their end, or OVERLONG."""
+        """The lines `data` completes: bytes-like copies without their end, or OVERLONG."""
         lines = []
         buf = self._buf
-        for b in data:
+        n = self._len
+        cap = self.max_line - 1  # room for the line end counts too
+        over = self._overlong
+        for b in data:  # locals only: this runs for every byte of every request
             if b == 10 or b == 13:
-                if self._overlong:
+                if over:
                     lines.append(OVERLONG)
-                elif self._len:
-                    lines.append(bytes(buf[: self._len]))
-                self._len = 0
-                self._overlong = False
-            elif self._overlong:
+                elif n:
+                    lines.append(buf[:n])
+                n = 0
+                over = False
+            elif over:
                 continue
-            elif self._len >= self.max_line - 1:  # room for the line end counts too
-                self._overlong = True
+            elif n >= cap:
+                over = True
             else:
-                buf[self._len] = b
-                self._len += 1
+                buf[n] = b
+                n += 1
+        self._len = n
+        self._overlong = over
         return lines

@@ -108,7 +108,7 @@ def loads(data, max_depth=MAX_DEPTH):
     """The value of one JSON text (bytes); JSONError when it is not strict JSON."""
     if isinstance(data, str):
         data = data.encode()
-    elif not isinstance(data, bytes):
+    elif not isinstance(data, (bytes, bytearray)):
         data = bytes(data)
     n = len(data)
     stack = []  # the open containers, innermost last
