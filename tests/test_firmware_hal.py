@@ -384,3 +384,28 @@ def test_unreadable_board_file_gives_a_bare_board(hal, tmp_path):
     bad.write_text("{not json")
     assert hal.mcu.load_board_file(str(bad)) == {}
     assert hal.mcu.load_board_file(str(tmp_path / "none.json")) == {}
+
+
+def test_pico_without_a_display_says_nothing_about_one(hal):
+    """boards/pico.json names a display; a Pico with none wired (nothing answers at its
+    address) starts without a notice, and without the ssd1306 driver. Only a display that
+    answers while the driver is missing is worth a notice."""
+    answering = []
+
+    class FakeI2C:
+        def __init__(self, i2c_id, sda=None, scl=None, freq=None):
+            self.freq = freq
+
+        def scan(self):
+            return list(answering)
+
+    hal.mcu.machine.I2C = FakeI2C
+    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    assert board.display is None
+    assert board.notices == []
+    answering.append(0x3C)
+    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    assert board.display is None
+    assert [n for n in board.notices if "ssd1306" in n] == [
+        "display: a display answers on I2C but the ssd1306 driver is not installed"
+    ]

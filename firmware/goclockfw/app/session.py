@@ -427,6 +427,8 @@ class Session:
         if self.announcer.busy() and ms > 5:
             ms = 5
         state = self.clock.state
+        if ms > 0 and self.journal.wants_work(state == RUNNING) and self.quiet(now):
+            ms = 0  # flash upkeep waits (one erase a pass, `_upkeep`): at once, while quiet
         if state == PAUSED or state == ENDED:
             # The LED blinks (`led`): wake for its next change.
             period = 512 if state == PAUSED else 128

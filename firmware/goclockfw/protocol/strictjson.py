@@ -98,10 +98,14 @@ def _key(data, i, n, obj):
     key, i = string(data, i, n)
     if key in obj:
         raise JSONError("duplicate key", at)
-    i = _ws(data, i, n)
+    while i < n and data[i] in _SPACE:
+        i += 1
     if i >= n or data[i] != 0x3A:
         raise JSONError("expected ':'", i)
-    return key, _ws(data, i + 1, n)
+    i += 1
+    while i < n and data[i] in _SPACE:
+        i += 1
+    return key, i
 
 
 def loads(data, max_depth=MAX_DEPTH):
@@ -155,7 +159,8 @@ def loads(data, max_depth=MAX_DEPTH):
                 continue
         # After a value: a comma, or the close of its container (then of the outer ones).
         while True:
-            i = _ws(data, i, n)
+            while i < n and data[i] in _SPACE:  # (inline: a call costs more than the loop)
+                i += 1
             if not stack:
                 if i != n:
                     raise JSONError("unexpected data after the value", i)
@@ -164,7 +169,9 @@ def loads(data, max_depth=MAX_DEPTH):
             is_obj = key is not None
             c = data[i] if i < n else -1
             if c == 0x2C:  # ,
-                i = _ws(data, i + 1, n)
+                i += 1
+                while i < n and data[i] in _SPACE:
+                    i += 1
                 if is_obj:
                     key, i = _key(data, i, n, top)
                 break
