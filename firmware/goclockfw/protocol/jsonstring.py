@@ -128,7 +128,11 @@ def _escape(data, i, n, buf):
 
 
 def string(data, i, n):
-    """The string whose opening quote is at i; END[0] is the index after the closing quote."""
+    """The string whose opening quote is at i; END[0] is the index after the closing quote.
+
+    Few locals on purpose: a function whose frame (locals and stack) exceeds 11 words
+    gets it from the heap on every call in MicroPython; the rare strings (escapes,
+    UTF-8) go to `_string`."""
     i += 1
     # Most strings are plain ASCII up to the next quote: checked with C loops (find, min,
     # max), not byte by byte in Python, which is slow on a microcontroller.
@@ -137,10 +141,15 @@ def string(data, i, n):
         seg = data[i:j]
         if min(seg) >= 0x20 and max(seg) < 0x80 and data.find(b"\\", i, j) < 0:
             END[0] = j + 1
-            return str(seg, "ascii")  # a known name is the interned string: no allocation
+            return str(seg, "ascii")
     elif j == i:
         END[0] = j + 1
         return ""
+    return _string(data, i, n)
+
+
+def _string(data, i, n):
+    # A string with escapes, UTF-8 or control characters, from after its opening quote.
     start = i
     seg = i  # start of the bytes not yet copied into buf
     buf = None  # only a string with escapes needs a buffer of its own

@@ -108,11 +108,10 @@ def _key(data, i, n, obj):
     """An object's key at i, then its colon -> key; END[0] is the index of the value."""
     if i >= n or data[i] != 0x22:
         raise JSONError("expected a string key", i)
-    at = i
     key = string(data, i, n)
-    i = END[0]
     if key in obj:
-        raise JSONError("duplicate key", at)
+        raise JSONError("duplicate key", i)
+    i = END[0]
     while i < n and data[i] in _SPACE:
         i += 1
     if i >= n or data[i] != 0x3A:
