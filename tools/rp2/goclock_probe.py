@@ -11,6 +11,9 @@ of its reply (and of any event it produced) to the USB serial (Loop._send), and
 inside: the probe collects right before, so only a request allocating more than the free
 heap would; a negative value says it did).
 
+`max_step_us` is the longest Session.step (a pass's own work: deadlines fired, calls
+started, records written; not the loop's sleep) since the reply to the probe before.
+
 Its own cost, a few small functions and a list, is `probe_bytes`: the heap its import
 takes, measured by probe_boot.py (the firmware modules it patches are imported before).
 
@@ -27,10 +30,22 @@ import time
 from goclockfw.app import loop, session
 from goclockfw.protocol import commands
 
-_last = [0, 0, 0, 0, 0, 0]  # t0 (us), alloc0, last_us, last_alloc, measuring, sections read
+# t0 (us), alloc0, last_us, last_alloc, measuring, sections read, longest Session.step (us)
+_last = [0, 0, 0, 0, 0, 0, 0]
 _feed = commands.Protocol.feed
 _send = loop.Loop._send
 _init = commands.Protocol.__init__
+_step = session.Session.step
+
+
+def _probe_step(self, now):
+    # The session's part of a loop pass (deadlines fired, calls started, records written),
+    # without the loop's sleep: the longest since the probe before is `max_step_us`.
+    t = time.ticks_us()
+    _step(self, now)
+    t = time.ticks_diff(time.ticks_us(), t)
+    if t > _last[6]:
+        _last[6] = t
 
 
 def _probe_feed(self, data, put=None):
@@ -51,6 +66,7 @@ def _probe_send(self):
     if _last[5] and not self.session.out.used:
         # The probe's own reply is out: what it cost is nobody's section.
         _last[5] = 0
+        _last[6] = 0
         for name in _sections:
             acc = _sections[name]
             acc[0] = acc[1] = 0
@@ -97,6 +113,7 @@ def _probe(req):
     t = time.ticks_diff(time.ticks_us(), t)
     return {
         "mem_alloc_us": t,
+        "max_step_us": _last[6],
         "sections": sections,
         "mem_free": gc.mem_free(),
         "mem_alloc": gc.mem_alloc(),
@@ -115,4 +132,5 @@ def _probe_init(self, app_, write=None):
 commands.Protocol.feed = _probe_feed
 commands.Protocol.__init__ = _probe_init
 loop.Loop._send = _probe_send
+session.Session.step = _probe_step
 probe_bytes = 0  # set by probe_boot.py

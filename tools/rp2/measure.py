@@ -120,6 +120,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     s.request("pause")
     log("paused, %g s ..." % seconds)
     out["paused"] = idle_window(pico, s, seconds)
+    out["period"] = period_start(pico, s)
     out["emulated_s"] = pico.now_s
     out["wall_s"] = time.monotonic() - wall
     out["noise"] = s.noise
@@ -153,6 +154,33 @@ def profile(image, files, specs, presses=6, log=print):
         s.run_for(0.5)
     log("press (with the timers in): median %d us" % _median(us))
     return {k: (c / presses, t / presses) for k, (c, t) in total.items()}
+
+
+# Byo-yomi with a short main time: Black's first period ends 7 s after the start.
+PERIOD_TC = {"type": "byoyomi", "main": 2, "periods": 3, "period": 5}
+
+
+def period_start(pico, s):
+    """The longest Session.step around the end of Black's first period (the period event,
+    its record and call): the probe's max_step_us over the second around it."""
+    s.request("config.set", config={"time_control": PERIOD_TC})
+    s.request("reset")
+    s.request("press", side="white")  # Black's clock starts: the period ends 7 s later
+    start = pico.now_s
+    s.run_for(6.5 - (pico.now_s - start))
+    f0 = pico.flash.snapshot()
+    s.request("probe")
+    s.run_for(1.0)
+    p = s.request("probe")
+    f1 = pico.flash.snapshot()
+    st = s.request("status")
+    if st["black"]["periods"] != 2:
+        raise SystemExit("the period did not end in the window: %s" % st)
+    return {
+        "us": p["max_step_us"],
+        "erases": f1["erases"] - f0["erases"],
+        "programs": f1["programs"] - f0["programs"],
+    }
 
 
 def _median(xs):
@@ -194,6 +222,11 @@ def table(label, r):
                 sum(p["programs"] for p in ps) / len(ps),
                 " ".join("%d/%d" % (p["erases"], p["programs"]) for p in ps),
             ),
+        ),
+        (
+            "(e) a period's start: longest Session.step",
+            "%d us (flash around it: %d erases, %d programs)"
+            % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
         ),
         (
             "    flash per idle window: no game, running, paused",

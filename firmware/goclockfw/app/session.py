@@ -349,8 +349,10 @@ class Session:
             # very moment of a call.
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
-        if self.quiet(now):
-            self._upkeep(running, now)
+        j = self.journal
+        snapshot_due = running and r.started and j.moves_since_snapshot >= SNAPSHOT_MOVES
+        if (snapshot_due or j.wants_work(running)) and self.quiet(now):
+            self._upkeep(running, now)  # (quiet() only when there is work: every pass runs this)
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self._status_at) >= STATUS_MS)
         ):
