@@ -12,7 +12,10 @@ inside: the probe collects right before, so only a request allocating more than 
 heap would; a negative value says it did).
 
 `max_step_us` is the longest Session.step (a pass's own work: deadlines fired, calls
-started, records written; not the loop's sleep) since the reply to the probe before.
+started, records written; not the loop's sleep) since the reply to the probe before;
+after `{"cmd": "probe", "step_alloc": true}` every step's allocation is measured too
+(gc.mem_alloc() around it, outside its time: slow) and `max_step_alloc` is the longest
+one's.
 
 Its own cost, a few small functions and a list, is `probe_bytes`: the heap its import
 takes, measured by probe_boot.py (the firmware modules it patches are imported before).
@@ -38,14 +41,20 @@ _init = commands.Protocol.__init__
 _step = session.Session.step
 
 
+_steps = [0, 0]  # 1 while steps' allocation is measured, allocation of the longest step
+
+
 def _probe_step(self, now):
     # The session's part of a loop pass (deadlines fired, calls started, records written),
     # without the loop's sleep: the longest since the probe before is `max_step_us`.
+    a = gc.mem_alloc() if _steps[0] else 0
     t = time.ticks_us()
     _step(self, now)
     t = time.ticks_diff(time.ticks_us(), t)
     if t > _last[6]:
         _last[6] = t
+        if _steps[0]:
+            _steps[1] = gc.mem_alloc() - a
 
 
 def _probe_feed(self, data, put=None):
@@ -67,6 +76,7 @@ def _probe_send(self):
         # The probe's own reply is out: what it cost is nobody's section.
         _last[5] = 0
         _last[6] = 0
+        _steps[1] = 0
         for name in _sections:
             acc = _sections[name]
             acc[0] = acc[1] = 0
@@ -99,6 +109,8 @@ def _wrap(spec):
 
 
 def _probe(req):
+    if "step_alloc" in req:
+        _steps[0] = 1 if req["step_alloc"] else 0
     for spec in req.get("time") or ():
         if spec not in _sections:
             _wrap(spec)
@@ -114,6 +126,7 @@ def _probe(req):
     return {
         "mem_alloc_us": t,
         "max_step_us": _last[6],
+        "max_step_alloc": _steps[1],
         "sections": sections,
         "mem_free": gc.mem_free(),
         "mem_alloc": gc.mem_alloc(),

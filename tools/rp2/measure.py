@@ -59,6 +59,34 @@ def idle_window(pico, s, seconds):
     }
 
 
+BUTTON_PINS = (14, 15)  # boards/pico.json: left (Black, as configured), right (White)
+
+
+def pin_press(pico, s, hold=0.1, settle=0.4):
+    """The button of the side to move, pressed on its GPIO (its PIO edge timer, the
+    debouncer, the session): the longest Session.step meanwhile, which is the one that
+    takes the press, and what it allocated."""
+    turn = s.request("status")["turn"]
+    pin = pico.mcu.gpio[BUTTON_PINS[0 if turn == "black" else 1]]
+    s.request("probe", step_alloc=True)  # collects the heap, drops the longest step so far
+    f0 = pico.flash.snapshot()
+    pin.set_input_value(False)  # the pins pull up: pressed reads 0
+    s.run_for(hold)
+    pin.set_input_value(True)
+    s.run_for(settle)
+    f1 = pico.flash.snapshot()
+    p = s.request("probe", step_alloc=False)
+    if s.request("status")["turn"] == turn:
+        raise SystemExit("the press on the pin was not taken")
+    s.run_for(0.5)
+    return {
+        "us": p["max_step_us"],
+        "alloc": p["max_step_alloc"],
+        "erases": f1["erases"] - f0["erases"],
+        "programs": f1["programs"] - f0["programs"],
+    }
+
+
 def one_press(pico, s, side, settle=0.3):
     """The press of `side`, measured; `settle` s after the reply count for its flash writes."""
     s.request("probe")  # collects the heap: the press's allocations stand alone
@@ -115,6 +143,8 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
         side = "white" if side == "black" else "black"
         s.run_for(0.5)
     out["heap_in_game"] = s.request("probe")["mem_free"]
+    log("%d presses of the buttons' pins ..." % presses)
+    out["pin_presses"] = [pin_press(pico, s) for _ in range(presses)]
     log("clock running, %g s ..." % seconds)
     out["running"] = idle_window(pico, s, seconds)
     s.request("pause")
@@ -210,6 +240,17 @@ def table(label, r):
         (
             "    first boot: the log's chunks prepared",
             "%d erases, %d programs in <= %g s" % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+        ),
+        (
+            "(f) press on the button pin: longest step",
+            "median %d us, max %d; allocation median %d B, max %d; flash %s"
+            % (
+                _median([p["us"] for p in r["pin_presses"]]),
+                max(p["us"] for p in r["pin_presses"]),
+                _median([p["alloc"] for p in r["pin_presses"]]),
+                max(p["alloc"] for p in r["pin_presses"]),
+                " ".join("%d/%d" % (p["erases"], p["programs"]) for p in r["pin_presses"]),
+            ),
         ),
         ("(c) idle CPU share, no game", "%.1f %%" % (100 * r["idle"]["cpu"])),
         ("    idle CPU share, clock running", "%.1f %%" % (100 * r["running"]["cpu"])),
