@@ -186,8 +186,8 @@ def profile(image, files, specs, presses=6, log=print):
     return {k: (c / presses, t / presses) for k, (c, t) in total.items()}
 
 
-# Byo-yomi with a short main time: Black's first period ends 7 s after the start.
-PERIOD_TC = {"type": "byoyomi", "main": 2, "periods": 3, "period": 5}
+# Byo-yomi with a short main time: Black's first period ends 12 s after the start.
+PERIOD_TC = {"type": "byoyomi", "main": 2, "periods": 3, "period": 10}
 
 
 def period_start(pico, s):
@@ -195,9 +195,9 @@ def period_start(pico, s):
     its record and call): the probe's max_step_us over the second around it."""
     s.request("config.set", config={"time_control": PERIOD_TC})
     s.request("reset")
-    s.request("press", side="white")  # Black's clock starts: the period ends 7 s later
+    s.request("press", side="white")  # Black's clock starts: the period ends 12 s later
     start = pico.now_s
-    s.run_for(6.5 - (pico.now_s - start))
+    s.run_for(11.5 - (pico.now_s - start))
     f0 = pico.flash.snapshot()
     s.request("probe")
     s.run_for(1.0)
