@@ -4,19 +4,26 @@ Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run g
 same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
 
 (a) CPU of one press through the application: `time.ticks_us()` on the chip from
-    Protocol.feed taking the request to the reply written (the test probe,
-    goclock_probe.py), and, from outside, the request's latency (bytes handed to the chip
-    -> reply back) with the cycles the chip executed meanwhile (its loop sleeps up to 5 ms
-    before it reads the line, so latency > CPU).
+    Protocol.feed taking the request to the reply handed to the USB serial (the test
+    probe, goclock_probe.py), and, from outside, the request's latency (bytes handed to
+    the chip -> reply back) with the cycles the chip executed meanwhile (reading the
+    bytes, and the probe's own gc.mem_alloc() calls, ~8 ms each, fall in it).
 (b) bytes allocated by it: gc.mem_alloc() growth over the same span (the probe collects
     right before each measured press).
 (c) the idle loop's CPU share: executed cycles / elapsed cycles (the rest asleep in
     WFI/WFE) over `--seconds` of emulated time with no game, with a clock running, and
-    paused; nothing sent to the chip meanwhile.
+    paused; nothing sent to the chip meanwhile. A fresh flash's one-time preparation of
+    the log's chunks is waited out first and reported apart.
 (d) flash: sector erases and page programs in the storage region (rp2040py's SPI flash
     model, FlashCounter in emu.py), per press and per idle window.
+(e) a period's start: the longest Session.step around the end of a byo-yomi period.
+(f) a press on the button's GPIO: the longest Session.step meanwhile, its allocation.
+
+`--time MODULE:FUNC` (repeatable) profiles a press instead: the probe times those
+functions, and their calls and microseconds per press are printed.
 
     python tools/rp2/measure.py [--image UF2] [--frozen] [--seconds 10] [--presses 6]
+        [--time MODULE:FUNC ...]
 """
 
 import argparse
