@@ -118,7 +118,7 @@ class Rp2Board(McuBoard):
                 if sm.rx_fifo():
                     return  # a state machine timed an edge
             if self._bootsel:
-                self._last_sample = time.ticks_ms()
+                self._last_sample = time.ticks_ms()  # type: ignore[assignment]  # (an int on the board)
                 level = 1 if rp2.bootsel_button() else 0
                 if level != self._bootsel_level:
                     self._bootsel_level = level
