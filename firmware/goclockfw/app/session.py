@@ -371,6 +371,10 @@ class Session:
             ms = d
         return ms if ms > 0 else 0
 
+    def upkeep_waits(self, now):
+        """Is flash upkeep (`_upkeep`: one erase a pass) waiting for a quiet moment that is now?"""
+        return self.journal.wants_work(self.clock.state == RUNNING) and self.quiet(now)
+
     def quiet(self, now):
         """Is this a moment where a flash erase (up to 400 ms of a stalled chip) hurts
         nobody: no clip playing, no deadline, call or progress mark close?"""
@@ -429,8 +433,6 @@ class Session:
         if self.announcer.busy() and ms > 5:
             ms = 5
         state = self.clock.state
-        if ms > 0 and self.journal.wants_work(state == RUNNING) and self.quiet(now):
-            ms = 0  # flash upkeep waits (one erase a pass, `_upkeep`): at once, while quiet
         if state == PAUSED or state == ENDED:
             # The LED blinks (`led`): wake for its next change.
             period = 512 if state == PAUSED else 128
