@@ -20,6 +20,7 @@ from goclockfw.app.buttons import EdgeRing
 from goclockfw.app.session import ERASE_QUIET_MS
 from goclockfw.core.ticks import TICKS_MAX
 from goclockfw.desktop import chipboard
+from goclockfw.desktop.chipcosts import chip_costs
 from goclockfw.desktop.chipmodel import IDLE, IRQ_OFF, ChipModel
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.journal import RESERVE
@@ -51,11 +52,25 @@ def game(request):
     return whole_game(request.param, MOVES)
 
 
+def assert_presses_charged_at_their_edges(c, f):
+    assert f["presses_lost"] == 0, f
+    errs = c.press_errors()
+    assert max(abs(e) for e in errs[1:]) <= 2, f  # every move
+    # The starter's press comes a second after the reset, while the idle clock prepares its
+    # log's chunks (erases). The RP2040's PIO times it through an erase; on the ESP32 a
+    # press held through one is charged at its end: the documented miss
+    # (test_esp32_a_press_during_a_400_ms_erase_is_charged_at_its_edge), bounded here by
+    # one typical erase.
+    if c.model.pio:
+        assert abs(errs[0]) <= 2, errs[0]
+    else:
+        assert 0 <= errs[0] <= chip_costs("esp32")["erase_us"] // 1000 + 2, errs[0]
+
+
 def test_every_press_of_a_game_is_charged_at_its_edge(game):
     c, f = game
-    assert f["presses_lost"] == 0
-    assert f["press_error_max_ms"] <= 2, f
     assert len(c.charged) == MOVES + 1
+    assert_presses_charged_at_their_edges(c, f)
 
 
 def test_calls_of_a_game_start_on_time_and_play_whole(game):
@@ -336,7 +351,7 @@ def test_a_game_across_the_tick_wrap(chip):
     c.configure(BYOYOMI)
     c.play(game_presses(20, seed=3))
     f = c.figures(20)
-    assert f["presses_lost"] == 0 and f["press_error_max_ms"] <= 2, f
+    assert_presses_charged_at_their_edges(c, f)
     assert f["call_late_max_ms"] <= 50 and f["calls"] > 0, f
 
 

@@ -233,8 +233,9 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     assert board.level(RIGHT) == 1 and board.level(LEFT) == 0
     deb.settle(RIGHT, board.level(RIGHT), 2020)
     assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
-    # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS.
-    assert board.wake_ms(True) == 20 and board.next_input_ms(0) == hal.rp2mod.SAMPLE_MS
+    # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS, and by
+    # the loop's sleep (`wait`, below): the loop need not wake for it.
+    assert board.wake_ms(True) is None and board.next_input_ms(0) is None
     hal.rp2.bootsel = 1
     board.poll_inputs(2030)
     assert board.level(ARBITER) == 1
@@ -243,8 +244,47 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     assert board.level(ARBITER) == 1
     board.poll_inputs(2050)  # a SAMPLE_MS (20 ms) later: read again
     assert board.level(ARBITER) == 0
-    assert board.wake_ms(False) == 100  # no clock running: BOOTSEL read every 50 ms
-    assert board.next_input_ms(2050) == hal.rp2mod.IDLE_SAMPLE_MS
+    # The sleep: on the serial line, in steps of the sampling period (50 ms with no clock
+    # running, 20 ms while one runs), looking at BOOTSEL and the edges after each step.
+    clock = hal.clock
+    steps = []
+
+    def ipoll(ms):
+        steps.append(ms)
+        clock["ms"] += ms
+        hal.rp2.bootsel = 1 if clock["ms"] >= clock.get("bootsel_at", 1 << 29) else 0
+        return iter([])
+
+    board._ipoll_in = ipoll
+    assert board.wake_ms(False) is None
+    clock["ms"] = 3000
+    board.wait(120)
+    assert steps == [50, 50, 20] and clock["ms"] == 3120
+    assert board.level(ARBITER) == 0
+    # BOOTSEL goes down 30 ms into a sleep of a running clock: seen at the next sample.
+    board.wake_ms(True)
+    steps.clear()
+    clock["bootsel_at"] = 3150
+    board.wait(1000)
+    assert steps == [20, 20] and clock["ms"] == 3160 and board.level(ARBITER) == 1
+    # An edge recorded by an interrupt ends the sleep at the next sample too.
+    steps.clear()
+    clock["ms"] = 4000
+    left.edge(0)
+    board.wait(1000)
+    assert steps == [20] and clock["ms"] == 4020
+    board.ring.drain(Debouncer())
+    # A byte on the line ends it at once; while the loop reads no requests it sleeps on.
+    board._ipoll_in = board._poll.ipoll
+    hal.line_in.extend(b"x")
+    board.wait(1000)
+    assert clock["ms"] == 4020
+    board.watch_serial = False
+    slept = []
+    hal.rp2mod.time.sleep_ms = lambda ms: (slept.append(ms), clock.update(ms=clock["ms"] + ms))
+    board.wait(70)
+    assert slept == [20, 20, 20, 10] and clock["ms"] == 4090
+    hal.line_in.clear()
     # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
     board.set_led(1)
     assert FakePin.pins["LED"].level == 1
@@ -408,3 +448,28 @@ def test_unreadable_board_file_gives_a_bare_board(hal, tmp_path):
     bad.write_text("{not json")
     assert hal.mcu.load_board_file(str(bad)) == {}
     assert hal.mcu.load_board_file(str(tmp_path / "none.json")) == {}
+
+
+def test_pico_without_a_display_says_nothing_about_one(hal):
+    """boards/pico.json names a display; a Pico with none wired (nothing answers at its
+    address) starts without a notice, and without the ssd1306 driver. Only a display that
+    answers while the driver is missing is worth a notice."""
+    answering = []
+
+    class FakeI2C:
+        def __init__(self, i2c_id, sda=None, scl=None, freq=None):
+            self.freq = freq
+
+        def scan(self):
+            return list(answering)
+
+    hal.mcu.machine.I2C = FakeI2C
+    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    assert board.display is None
+    assert board.notices == []
+    answering.append(0x3C)
+    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    assert board.display is None
+    assert [n for n in board.notices if "ssd1306" in n] == [
+        "display: a display answers on I2C but the ssd1306 driver is not installed"
+    ]

@@ -11,8 +11,20 @@ of its reply (and of any event it produced) to the USB serial (Loop._send), and
 inside: the probe collects right before, so only a request allocating more than the free
 heap would; a negative value says it did).
 
+`max_step_us` is the longest Session.step (a pass's own work: deadlines fired, calls
+started, records written; not the loop's sleep) since the reply to the probe before;
+after `{"cmd": "probe", "step_alloc": true}` every step's allocation is measured too
+(gc.mem_alloc() around it, outside its time: slow) and `max_step_alloc` is the longest
+one's.
+
 Its own cost, a few small functions and a list, is `probe_bytes`: the heap its import
 takes, measured by probe_boot.py (the firmware modules it patches are imported before).
+
+Sections: `{"cmd": "probe", "time": ["goclockfw.storage.journal:Journal.record_clock",
+...]}` wraps each named function (module:function or module:Class.method) in a timer;
+every later probe reply carries `sections`, {name: [calls, us]} accumulated since the
+reply to the probe before was sent (inclusive times: a section inside another counts in both). The wrappers
+allocate (they take *args), so time a press with them, and its allocation without.
 """
 
 import gc
@@ -21,17 +33,37 @@ import time
 from goclockfw.app import loop, session
 from goclockfw.protocol import commands
 
-_last = [0, 0, 0, 0, 0]  # t0 (us), alloc0, last_us, last_alloc, 1 while a request is measured
+# t0 (us), alloc0, last_us, last_alloc, measuring, sections read, longest Session.step (us)
+_last = [0, 0, 0, 0, 0, 0, 0]
 _feed = commands.Protocol.feed
 _send = loop.Loop._send
 _init = commands.Protocol.__init__
+_step = session.Session.step
 
 
-def _probe_feed(self, data):
-    _last[0] = time.ticks_us()
+_steps = [0, 0]  # 1 while steps' allocation is measured, allocation of the longest step
+
+
+def _probe_step(self, now):
+    # The session's part of a loop pass (deadlines fired, calls started, records written),
+    # without the loop's sleep: the longest since the probe before is `max_step_us`.
+    a = gc.mem_alloc() if _steps[0] else 0
+    t = time.ticks_us()
+    _step(self, now)
+    t = time.ticks_diff(time.ticks_us(), t)
+    if t > _last[6]:
+        _last[6] = t
+        if _steps[0]:
+            _steps[1] = gc.mem_alloc() - a
+
+
+def _probe_feed(self, data, put=None):
+    # gc.mem_alloc() walks the whole heap's block table (milliseconds on an RP2040): read
+    # before the clock starts, so the probe's own cost is not the request's.
     _last[1] = gc.mem_alloc()
+    _last[0] = time.ticks_us()
     _last[4] = 1
-    return _feed(self, data)
+    return _feed(self, data, put)
 
 
 def _probe_send(self):
@@ -40,11 +72,62 @@ def _probe_send(self):
         _last[2] = time.ticks_diff(time.ticks_us(), _last[0])
         _last[3] = gc.mem_alloc() - _last[1]
         _last[4] = 0
+    if _last[5] and not self.session.out.used:
+        # The probe's own reply is out: what it cost is nobody's section.
+        _last[5] = 0
+        _last[6] = 0
+        _steps[1] = 0
+        for name in _sections:
+            acc = _sections[name]
+            acc[0] = acc[1] = 0
+
+
+_sections = {}  # name -> [calls, us]
+
+
+def _timed(name, f):
+    acc = _sections.setdefault(name, [0, 0])
+
+    def w(*a, **k):
+        t = time.ticks_us()
+        try:
+            return f(*a, **k)
+        finally:
+            acc[0] += 1
+            acc[1] += time.ticks_diff(time.ticks_us(), t)
+
+    return w
+
+
+def _wrap(spec):
+    mod, _, path = spec.partition(":")
+    obj = __import__(mod, None, None, ["x"])
+    names = path.split(".")
+    for n in names[:-1]:
+        obj = getattr(obj, n)
+    setattr(obj, names[-1], _timed(spec, getattr(obj, names[-1])))
 
 
 def _probe(req):
+    if "step_alloc" in req:
+        _steps[0] = 1 if req["step_alloc"] else 0
+    for spec in req.get("time") or ():
+        if spec not in _sections:
+            _wrap(spec)
+    sections = {}
+    for name in _sections:
+        acc = _sections[name]
+        sections[name] = [acc[0], acc[1]]
+    _last[5] = 1  # zeroed once this reply is out (_probe_send)
     gc.collect()
+    t = time.ticks_us()
+    gc.mem_alloc()
+    t = time.ticks_diff(time.ticks_us(), t)
     return {
+        "mem_alloc_us": t,
+        "max_step_us": _last[6],
+        "max_step_alloc": _steps[1],
+        "sections": sections,
         "mem_free": gc.mem_free(),
         "mem_alloc": gc.mem_alloc(),
         "last_us": _last[2],
@@ -62,4 +145,5 @@ def _probe_init(self, app_, write=None):
 commands.Protocol.feed = _probe_feed
 commands.Protocol.__init__ = _probe_init
 loop.Loop._send = _probe_send
+session.Session.step = _probe_step
 probe_bytes = 0  # set by probe_boot.py

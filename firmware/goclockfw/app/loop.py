@@ -93,7 +93,9 @@ class Loop:
         s.edges(b.ring)
         for ch in range(CHANNELS):
             s.level(ch, b.level(ch), now)
-        if s.reading():
+        reading = s.reading()
+        b.watch_serial = reading  # a board that sleeps on the line stops doing so when full
+        if reading:
             data = b.read_serial()
             if data is not None:
                 s.serial(data, now)
@@ -157,6 +159,8 @@ class Loop:
         d = b.next_input_ms(now)
         if d is not None and d < ms:
             ms = d
+        if ms > 1 and s.upkeep_waits(now):
+            ms = 1  # one erase a pass: the next pass at once (the loop's sleep is long now)
         if s.out.used and ms > 5:
             ms = 5  # output waiting for the host: come back soon to send more
         if self._screen is not None and self._screen.dirty and ms > 5:

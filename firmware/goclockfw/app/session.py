@@ -104,6 +104,7 @@ class Session:
         )
         self.logs = self.journal  # the protocol reads list/read/clear from it
         self.protocol = Protocol(self, self._event_line)
+        self._put_reply = self._reply_line  # bound once: a request allocates no method
         self.records = Records(self.journal, self.protocol, ports.console)
         self.deb = Debouncer()
         self.gestures = Gestures(self)
@@ -290,8 +291,10 @@ class Session:
     def serial(self, data, now):
         """Request bytes from the serial line; replies go to `out`."""
         self._catch_up(now)
-        for reply in self.protocol.feed(data):
-            self.out.put(reply, False)
+        self.protocol.feed(data, self._put_reply)
+
+    def _reply_line(self, data):
+        self.out.put(data, False)
 
     def reading(self):
         """May the loop read more requests? Not while a reply could not be queued."""
@@ -360,8 +363,10 @@ class Session:
             # very moment of a call.
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
-        if self.quiet(now, self.journal.step_erases()):
-            self._upkeep(running, now)
+        j = self.journal
+        snapshot_due = running and r.started and j.moves_since_snapshot >= SNAPSHOT_MOVES
+        if (snapshot_due or j.wants_work(running)) and self.quiet(now, j.step_erases()):
+            self._upkeep(running, now)  # (quiet() only when there is work: every pass runs this)
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self._status_at) >= STATUS_MS)
         ):
@@ -379,6 +384,11 @@ class Session:
         if 0 <= d < ms:
             ms = d
         return ms if ms > 0 else 0
+
+    def upkeep_waits(self, now):
+        """Is flash upkeep (`_upkeep`: one step a pass) waiting for a quiet moment that is now?"""
+        j = self.journal
+        return j.wants_work(self.clock.state == RUNNING) and self.quiet(now, j.step_erases())
 
     def quiet(self, now, erases=1):
         """Is this a moment where `erases` flash erases (up to ERASE_WORST_MS each of a
@@ -448,6 +458,13 @@ class Session:
             ms = d
         if self.announcer.busy() and ms > 5:
             ms = 5
+        state = self.clock.state
+        if state == PAUSED or state == ENDED:
+            # The LED blinks (`led`): wake for its next change.
+            period = 512 if state == PAUSED else 128
+            d = period - (now & (period - 1))
+            if d < ms:
+                ms = d
         if self.protocol.watching and self.clock.state == RUNNING:
             d = STATUS_MS - ticks_diff(now, self._status_at)
             if d < ms:

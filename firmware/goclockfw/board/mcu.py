@@ -68,6 +68,8 @@ class McuBoard:
         self._poll.register(sys.stdin, select.POLLIN)
         self._poll_out = select.poll()
         self._poll_out.register(sys.stdout, select.POLLOUT)
+        self._ipoll_in = self._poll.ipoll  # bound once: a read allocates nothing
+        self._readinto = self._in.readinto
         buttons = spec.get("buttons", {})
         if not isinstance(buttons, dict):
             self._note("buttons: %r is not an object of pins" % (buttons,))
@@ -171,18 +173,23 @@ class McuBoard:
     # ----- serial (USB stdio) ---------------------------------------------
 
     def read_serial(self):
-        """Bytes waiting on the USB line (a memoryview), or None."""
-        n = 0
+        """Bytes waiting on the USB line (a memoryview), or None.
+
+        One byte at a time (a stdio read blocks for all it is asked), so the loop is kept
+        tight: bound methods and buffers are looked up once, not per byte."""
+        ipoll = self._ipoll_in
+        readinto = self._readinto
         one = self._one
+        chunk = self._chunk
+        n = 0
         while n < SERIAL_CHUNK:
-            ready = False
-            for _ in self._poll.ipoll(0):
-                ready = True
-            if not ready:
+            for _ in ipoll(0):
                 break
-            if not self._in.readinto(one):
+            else:
                 break
-            self._chunk[n] = one[0]
+            if not readinto(one):
+                break
+            chunk[n] = one[0]
             n += 1
         if n == 0:
             return None

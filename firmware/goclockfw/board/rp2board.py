@@ -6,8 +6,14 @@ Everything else comes from board/mcu.py and the pin map in /board.json
 the loop drains their words in `poll_inputs`. Where no state machine can be had
 the pins fall back to interrupts. BOOTSEL is not a GPIO: `rp2.bootsel_button()`
 reads it by briefly switching the flash off the bus, so it has no interrupt and
-is sampled by the loop, every SAMPLE_MS while a clock runs (a pause stops the
-clocks at the first sample that sees the key down) and less often otherwise.
+is sampled every SAMPLE_MS while a clock runs (a pause stops the clocks at the
+first sample that sees the key down) and every IDLE_SAMPLE_MS otherwise.
+
+The loop's sleep (`wait`) watches everything that has no interrupt of its own: it
+sleeps on the USB serial line (a byte wakes it at once) in steps of the sampling
+period, and between steps looks at BOOTSEL, the state machines' FIFOs and the edge
+ring; it returns early only when one of them has news. So an idle clock costs a few
+instructions per sample, not a pass of the whole loop.
 """
 
 import time
@@ -21,7 +27,8 @@ from goclockfw.board.mcu import McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
 SAMPLE_MS = 20  # BOOTSEL read this often while a clock runs; each read stalls the flash ~us
-IDLE_SAMPLE_MS = 50  # and this often otherwise (a hold gesture is held longer than this)
+# ... and this often otherwise: a tap (resume) is down for 80 ms or more, a hold 2 s.
+IDLE_SAMPLE_MS = 50
 # State machines of PIO1 for the player buttons (MicroPython's I2S 0 takes PIO0).
 EDGE_SMS = (4, 5)
 
@@ -36,6 +43,7 @@ class Rp2Board(McuBoard):
         self._sample_ms = SAMPLE_MS
         self._sms = []  # (channel, StateMachine, EdgeClock)
         self._edge_prog = None
+        self.watch_serial = True  # the loop reads requests: a byte ends the sleep
         McuBoard.__init__(self, spec)
 
     def _edge_timer(self, ch, pin):
@@ -80,14 +88,41 @@ class Rp2Board(McuBoard):
             self._bootsel_level = 1 if rp2.bootsel_button() else 0
 
     def next_input_ms(self, now):
-        if not self._bootsel:
-            return None
-        d = self._sample_ms - ticks_diff(now, self._last_sample)
-        return d if d > 0 else 0
+        return None  # `wait` samples BOOTSEL and the FIFOs itself
 
     def wake_ms(self, running):
         self._sample_ms = SAMPLE_MS if running else IDLE_SAMPLE_MS
-        return McuBoard.wake_ms(self, running)
+        return None  # `wait` returns for a button's edge, a BOOTSEL change or a byte
+
+    def wait(self, ms):
+        """Sleep up to `ms`, or until a byte, an edge or a BOOTSEL change is there."""
+        if ms <= 0:
+            return
+        start = time.ticks_ms()
+        ring = self.ring
+        while True:
+            step = self._sample_ms
+            left = ms - ticks_diff(time.ticks_ms(), start)
+            if left <= 0:
+                return
+            if left < step:
+                step = left
+            if self.watch_serial:
+                for _ in self._ipoll_in(step):
+                    return  # a request byte
+            else:
+                time.sleep_ms(step)
+            if ring.head != ring.tail:
+                return  # an interrupt's edge (a pin without a state machine)
+            for _ch, sm, _clock in self._sms:
+                if sm.rx_fifo():
+                    return  # a state machine timed an edge
+            if self._bootsel:
+                self._last_sample = time.ticks_ms()  # type: ignore[assignment]  # (an int on the board)
+                level = 1 if rp2.bootsel_button() else 0
+                if level != self._bootsel_level:
+                    self._bootsel_level = level
+                    return
 
     def level(self, ch):
         if ch == ARBITER and self._bootsel:

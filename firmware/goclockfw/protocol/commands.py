@@ -111,6 +111,7 @@ class Protocol:
         self.write = write
         self.watching = False
         self._events = EventWriter()
+        self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
         self._reader = LineReader(MAX_LINE)
         self._cmds = {
             "info": self._info,
@@ -135,22 +136,35 @@ class Protocol:
 
     # -- input -----------------------------------------------------------
 
-    def feed(self, data):
+    def feed(self, data, put=None):
         """Take raw serial bytes; return the reply lines for the requests they complete.
+
+        With `put`, each reply is handed to put(line) as soon as it is made (bytes-like,
+        valid only during the call: the device copies it into its output) and nothing is
+        returned: a reply is written in place, without a string of its own.
 
         See protocol/lineread.py: over-long lines are refused without being buffered,
         "\r" and "\r\n" end lines too, empty lines get no reply.
         """
-        replies = []
+        replies = None if put is not None else []
         for line in self._reader.feed(data):
             if line is OVERLONG:
-                replies.append(_error(None, "request line over %d bytes" % MAX_LINE))
+                reply = _error(None, "request line over %d bytes" % MAX_LINE)
             else:
-                replies.append(self.handle_line(line))
+                reply = self._answer(line)
+            if put is not None:
+                put(reply)
+            else:
+                replies.append(reply if isinstance(reply, str) else bytes(reply).decode())
         return replies
 
     def handle_line(self, line):
         """One request line (bytes or str, newline optional) -> reply text."""
+        reply = self._answer(line)
+        return reply if isinstance(reply, str) else bytes(reply).decode()
+
+    def _answer(self, line):
+        """One request line -> its reply: text when refused, else the reply buffer."""
         rid = None
         try:
             if isinstance(line, str):
@@ -178,9 +192,7 @@ class Protocol:
             if handler is None:
                 return _error(rid, "unknown command '%s'" % cmd[:40])
             result = handler(req)
-            result["id"] = rid
-            result["ok"] = True
-            return _dumps(result)
+            return self._reply(result, rid)
         except ValueError as e:  # RequestError, ConfigError, ClockError
             return _error(rid, str(e) or "invalid request")
         except OSError as e:  # a flash write refused (full, worn): the clock goes on
@@ -189,6 +201,23 @@ class Protocol:
             return _error(rid, "out of memory")
         except Exception as e:  # never let a request take the clock down
             return _error(rid, "internal error: %s" % type(e).__name__)
+
+    def _reply(self, result, rid):
+        """`result` with "id" and "ok": true, as one JSON line in the reply buffer."""
+        w = self._replies
+        line = w.line
+        line[0:] = b""  # empties it, keeping the allocation
+        line.append(123)  # "{"
+        for k in result:
+            if k != "id" and k != "ok":
+                w.put_str(k)
+                line.append(58)  # ":"
+                w.put_value(result[k])
+                line.append(44)  # ","
+        line.extend(b'"id":')
+        w.put_value(rid)
+        line.extend(b',"ok":true}')
+        return line
 
     # -- output ----------------------------------------------------------
 

@@ -5,7 +5,13 @@ reads the string whose opening quote is at `i`. UTF-8 is checked against Unicode
 well-formed sequences (table 3-7): no overlong forms, no surrogates, nothing above
 U+10FFFF, no cut sequences; a `\\u` escape of a lone surrogate is refused too, a pair is
 joined. A string with escapes is rebuilt as UTF-8 in a bytearray, then decoded once.
+The index after the closing quote goes to END[0], not into a tuple: a request's strings
+allocate nothing but themselves (and nothing at all when the text is a known name).
 """
+
+from array import array
+
+END = array("i", [0])  # where the last string read ended (the byte after its quote)
 
 
 class JSONError(ValueError):
@@ -122,17 +128,28 @@ def _escape(data, i, n, buf):
 
 
 def string(data, i, n):
-    """The string whose opening quote is at i -> (str, index after the closing quote)."""
+    """The string whose opening quote is at i; END[0] is the index after the closing quote.
+
+    Few locals on purpose: a function whose frame (locals and stack) exceeds 11 words
+    gets it from the heap on every call in MicroPython; the rare strings (escapes,
+    UTF-8) go to `_string`."""
     i += 1
     # Most strings are plain ASCII up to the next quote: checked with C loops (find, min,
-    # max, in), not byte by byte in Python, which is slow on a microcontroller.
+    # max), not byte by byte in Python, which is slow on a microcontroller.
     j = data.find(b'"', i)
     if j > i:
         seg = data[i:j]
-        if min(seg) >= 0x20 and max(seg) < 0x80 and 0x5C not in seg:
-            return str(seg, "ascii"), j + 1
+        if min(seg) >= 0x20 and max(seg) < 0x80 and data.find(b"\\", i, j) < 0:
+            END[0] = j + 1
+            return str(seg, "ascii")
     elif j == i:
-        return "", j + 1
+        END[0] = j + 1
+        return ""
+    return _string(data, i, n)
+
+
+def _string(data, i, n):
+    # A string with escapes, UTF-8 or control characters, from after its opening quote.
     start = i
     seg = i  # start of the bytes not yet copied into buf
     buf = None  # only a string with escapes needs a buffer of its own
@@ -154,7 +171,8 @@ def string(data, i, n):
             i += 1
         else:
             i = _utf8(data, i, n)
+    END[0] = i + 1
     if buf is None:
-        return str(data[start:i], "utf-8"), i + 1
+        return str(data[start:i], "utf-8")
     buf.extend(data[seg:i])
-    return str(buf, "utf-8"), i + 1
+    return str(buf, "utf-8")

@@ -19,11 +19,14 @@ with `JSONError` (a ValueError):
 The parser keeps its own stack of open containers instead of recursing, so a line of
 brackets cannot exhaust MicroPython's small C stack; what it allocates is bounded by the
 line (requests are at most 1024 bytes): the values themselves, and one bytearray for a
-string only when the string has escapes. `loads` returns what `json.loads` would for the
+string only when the string has escapes. The helpers return a value and leave the index
+after it in jsonstring.END[0] (no tuple per value), a short integer is read digit by
+digit (no text of its own), and the stacks are kept between calls: a request such as
+{"id": 7, "cmd": "press", "side": "black"} allocates its dict and little else. `loads` returns what `json.loads` would for the
 same valid text: dicts, lists, str, int, float, True, False, None.
 """
 
-from goclockfw.protocol.jsonstring import JSONError, string
+from goclockfw.protocol.jsonstring import END, JSONError, string
 
 __all__ = ["JSONError", "MAX_DEPTH", "MAX_NUMBER", "loads"]
 
@@ -31,6 +34,8 @@ MAX_DEPTH = 16  # open objects and arrays at once; a request needs 5 at most
 MAX_NUMBER = 32  # characters of one number's text
 
 _SPACE = b" \t\n\r"
+_STACK = []  # loads' stacks, kept between calls (emptied when a call starts)
+_KEYS = []
 
 
 def _ws(data, i, n):
@@ -46,7 +51,7 @@ def _digits(data, i, n):
 
 
 def _number(data, i, n):
-    """The number starting at i -> (int or float, index after it)."""
+    """The number starting at i (int or float); END[0] is the index after it."""
     start = i
     if data[i] == 0x2D:  # -
         i += 1
@@ -74,45 +79,63 @@ def _number(data, i, n):
         is_float = True
     if i - start > MAX_NUMBER:
         raise JSONError("number too long", start)
+    END[0] = i
+    if not is_float and i - start <= 9:  # a small int (30 bits and less): no text needed
+        k = start + 1 if data[start] == 0x2D else start
+        v = 0
+        while k < i:
+            v = v * 10 + data[k] - 0x30
+            k += 1
+        return -v if data[start] == 0x2D else v
     text = str(data[start:i], "ascii")
     if not is_float:
-        return int(text), i
+        return int(text)
     v = float(text)
     if v - v != 0.0:  # inf (of a double, or of a single-precision MCU float)
         raise JSONError("number out of range", start)
-    return v, i
+    return v
 
 
 def _literal(data, i, n):
     for word, value in ((b"true", True), (b"false", False), (b"null", None)):
         if data[i : i + len(word)] == word:
-            return value, i + len(word)
+            END[0] = i + len(word)
+            return value
     raise JSONError("unexpected byte", i)
 
 
 def _key(data, i, n, obj):
-    """An object's key at i, then its colon -> (key, index of the value)."""
+    """An object's key at i, then its colon -> key; END[0] is the index of the value."""
     if i >= n or data[i] != 0x22:
         raise JSONError("expected a string key", i)
-    at = i
-    key, i = string(data, i, n)
+    key = string(data, i, n)
     if key in obj:
-        raise JSONError("duplicate key", at)
-    i = _ws(data, i, n)
+        raise JSONError("duplicate key", i)
+    i = END[0]
+    while i < n and data[i] in _SPACE:
+        i += 1
     if i >= n or data[i] != 0x3A:
         raise JSONError("expected ':'", i)
-    return key, _ws(data, i + 1, n)
+    i += 1
+    while i < n and data[i] in _SPACE:
+        i += 1
+    END[0] = i
+    return key
 
 
 def loads(data, max_depth=MAX_DEPTH):
     """The value of one JSON text (bytes); JSONError when it is not strict JSON."""
     if isinstance(data, str):
         data = data.encode()
-    elif not isinstance(data, bytes):
+    elif not isinstance(data, (bytes, bytearray)):
         data = bytes(data)
     n = len(data)
-    stack = []  # the open containers, innermost last
-    keys = []  # the pending key of each open container (None for arrays)
+    stack = _STACK  # the open containers, innermost last
+    keys = _KEYS  # the pending key of each open container (None for arrays)
+    while stack:  # what a refused text left
+        stack.pop()
+    while keys:
+        keys.pop()
     key = None  # the pending key of the innermost open object
     root = None
     i = _ws(data, 0, n)
@@ -128,11 +151,14 @@ def loads(data, max_depth=MAX_DEPTH):
             value = {} if c == 0x7B else []
             i += 1
         elif c == 0x22:
-            value, i = string(data, i, n)
+            value = string(data, i, n)
+            i = END[0]
         elif c == 0x2D or 0x30 <= c <= 0x39:
-            value, i = _number(data, i, n)
+            value = _number(data, i, n)
+            i = END[0]
         else:
-            value, i = _literal(data, i, n)
+            value = _literal(data, i, n)
+            i = END[0]
         if not stack:
             root = value
         elif key is None:
@@ -149,13 +175,15 @@ def loads(data, max_depth=MAX_DEPTH):
                 key = keys.pop()
                 i += 1
             elif c == 0x7B:
-                key, i = _key(data, i, n, value)
+                key = _key(data, i, n, value)
+                i = END[0]
                 continue
             else:
                 continue
         # After a value: a comma, or the close of its container (then of the outer ones).
         while True:
-            i = _ws(data, i, n)
+            while i < n and data[i] in _SPACE:  # (inline: a call costs more than the loop)
+                i += 1
             if not stack:
                 if i != n:
                     raise JSONError("unexpected data after the value", i)
@@ -164,9 +192,12 @@ def loads(data, max_depth=MAX_DEPTH):
             is_obj = key is not None
             c = data[i] if i < n else -1
             if c == 0x2C:  # ,
-                i = _ws(data, i + 1, n)
+                i += 1
+                while i < n and data[i] in _SPACE:
+                    i += 1
                 if is_obj:
-                    key, i = _key(data, i, n, top)
+                    key = _key(data, i, n, top)
+                    i = END[0]
                 break
             if c == (0x7D if is_obj else 0x5D):
                 stack.pop()
