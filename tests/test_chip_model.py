@@ -234,23 +234,10 @@ def test_rp2040_host_that_stops_reading_never_blocks_the_loop():
     assert f["call_late_max_ms"] <= 50, f
 
 
-@pytest.mark.parametrize(
-    "chip",
-    [
-        pytest.param(
-            "rp2040",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the session reads requests while REPLY_ROOM (2048) bytes are free, "
-                "but one read (256 bytes, board/mcu.py's SERIAL_CHUNK) can hold 8 requests "
-                "whose replies need more: measured, 3 of 20 status replies dropped. Fix: "
-                "Session.serial should feed the protocol line by line and keep the bytes "
-                "after the line at which the room runs short, for the next pass",
-            ),
-        ),
-        "esp32",  # the UART drains whatever the host does: the room never runs short
-    ],
-)
+# The session reads requests while REPLY_ROOM bytes are free, but one read (256 bytes) can
+# complete 8 requests whose replies need more: the protocol holds the lines it has no room
+# to answer and answers them, in order, as the host reads again.
+@pytest.mark.parametrize("chip", CHIPS)
 def test_a_host_that_stops_reading_but_asks_gets_every_reply(chip):
     replies, dropped, ids = requests_while_host_stopped(chip)
     assert sorted(replies) == ids, (len(replies), dropped)

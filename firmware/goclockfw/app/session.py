@@ -105,6 +105,7 @@ class Session:
         self.logs = self.journal  # the protocol reads list/read/clear from it
         self.protocol = Protocol(self, self._event_line)
         self._put_reply = self._reply_line  # bound once: a request allocates no method
+        self._reply_fits = self.out.room_for_reply  # bound once too
         self.records = Records(self.journal, self.protocol, ports.console)
         self.deb = Debouncer()
         self.gestures = Gestures(self)
@@ -291,14 +292,18 @@ class Session:
     def serial(self, data, now):
         """Request bytes from the serial line; replies go to `out`."""
         self._catch_up(now)
-        self.protocol.feed(data, self._put_reply)
+        self.protocol.feed(data, self._put_reply, self._reply_fits)
 
     def _reply_line(self, data):
         self.out.put(data, False)
 
     def reading(self):
-        """May the loop read more requests? Not while a reply could not be queued."""
-        return self.out.room_for_reply()
+        """May the loop read more requests? Not while a reply could not be queued, nor while
+        requests read earlier wait for room (their replies come first)."""
+        p = self.protocol
+        if p.held and self.out.room_for_reply():
+            p.answer_held(self._put_reply, self._reply_fits)
+        return not p.held and self.out.room_for_reply()
 
     # ----- one pass -------------------------------------------------------------------
 

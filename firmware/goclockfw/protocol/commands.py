@@ -113,6 +113,7 @@ class Protocol:
         self._events = EventWriter()
         self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
         self._reader = LineReader(MAX_LINE)
+        self.held = []  # request lines read but not yet answered (no room for their replies)
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -136,27 +137,42 @@ class Protocol:
 
     # -- input -----------------------------------------------------------
 
-    def feed(self, data, put=None):
+    def feed(self, data, put=None, room=None):
         """Take raw serial bytes; return the reply lines for the requests they complete.
 
         With `put`, each reply is handed to put(line) as soon as it is made (bytes-like,
         valid only during the call: the device copies it into its output) and nothing is
-        returned: a reply is written in place, without a string of its own.
+        returned: a reply is written in place, without a string of its own. With `room`
+        too, a request is answered only while room() says its reply fits; the lines after
+        are held, in order, for `answer_held` (`held` says there are some), so a read that
+        completes many requests never loses a reply to a host that does not read.
 
         See protocol/lineread.py: over-long lines are refused without being buffered,
         "\r" and "\r\n" end lines too, empty lines get no reply.
         """
         replies = None if put is not None else []
+        held = self.held
         for line in self._reader.feed(data):
-            if line is OVERLONG:
-                reply = _error(None, "request line over %d bytes" % MAX_LINE)
-            else:
-                reply = self._answer(line)
+            if room is not None and (held or not room()):
+                held.append(line)  # (rare: a host that stopped reading; the reader copied it)
+                continue
+            reply = self._reply_to(line)
             if put is not None:
                 put(reply)
             else:
                 replies.append(reply if isinstance(reply, str) else bytes(reply).decode())
         return replies
+
+    def answer_held(self, put, room):
+        """Answer the held request lines, oldest first, while their replies fit."""
+        held = self.held
+        while held and room():
+            put(self._reply_to(held.pop(0)))
+
+    def _reply_to(self, line):
+        if line is OVERLONG:
+            return _error(None, "request line over %d bytes" % MAX_LINE)
+        return self._answer(line)
 
     def handle_line(self, line):
         """One request line (bytes or str, newline optional) -> reply text."""
