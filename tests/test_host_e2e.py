@@ -62,7 +62,7 @@ def _play(fw, tmp):
         side = sides[i % 2]
         if i == 2:
             # Black thinks into byo-yomi while `goclock watch` follows the clock.
-            out = io.StringIO()
+            out = _Watched()
             done = threading.Event()
             watcher = threading.Thread(target=_watch, args=(port, out, done))
             watcher.start()
@@ -100,16 +100,25 @@ def _watch(port, out, done):
         cmd_device.do_watch(args, now=lambda: 1.0 if done.is_set() else 0.0)
 
 
-def _wait_for(out, text, timeout=20.0):
-    """True once `text` is in `out`; False after `timeout` s (the test then says what is missing)."""
-    import time
+class _Watched(io.StringIO):
+    """What `watch` prints; a waiter is woken by each write (no polling on a timer)."""
 
-    end = time.monotonic() + timeout
-    while text not in out.getvalue():
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.02)
-    return True
+    def __init__(self):
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def write(self, text):
+        with self.changed:
+            n = super().write(text)
+            self.changed.notify_all()
+        return n
+
+
+def _wait_for(out, text, timeout=20.0):
+    """True once `text` is in `out`, woken by its writes; False if none brings it within
+    `timeout` s (a guard against a hang: the test then says what is missing)."""
+    with out.changed:
+        return out.changed.wait_for(lambda: text in out.getvalue(), timeout)
 
 
 def test_watch_saw_the_calls(played):
