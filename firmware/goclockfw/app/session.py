@@ -368,10 +368,8 @@ class Session:
             # very moment of a call.
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
-        j = self.journal
-        snapshot_due = running and r.started and j.moves_since_snapshot >= SNAPSHOT_MOVES
-        if (snapshot_due or j.wants_work(running)) and self.quiet(now, j.step_erases()):
-            self._upkeep(running, now)  # (quiet() only when there is work: every pass runs this)
+        if self._upkeep_due(running, now):
+            self._upkeep(running, now)
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self._status_at) >= STATUS_MS)
         ):
@@ -392,8 +390,20 @@ class Session:
 
     def upkeep_waits(self, now):
         """Is flash upkeep (`_upkeep`: one step a pass) waiting for a quiet moment that is now?"""
+        return self._upkeep_due(self.clock.state == RUNNING, now)
+
+    def _upkeep_due(self, running, now):
+        """A snapshot or journal work to do, and the quiet its worst case needs (checked only
+        when there is work: every pass asks)."""
         j = self.journal
-        return j.wants_work(self.clock.state == RUNNING) and self.quiet(now, j.step_erases())
+        if self._snapshot_due(running) or j.wants_work(running):
+            return self.quiet(now, j.step_erases())
+        return False
+
+    def _snapshot_due(self, running):
+        return (
+            running and self.records.started and self.journal.moves_since_snapshot >= SNAPSHOT_MOVES
+        )
 
     def quiet(self, now, erases=1):
         """Is this a moment where `erases` flash erases (up to ERASE_WORST_MS each of a
@@ -409,7 +419,7 @@ class Session:
 
     def _upkeep(self, running, now):
         j = self.journal
-        if running and self.records.started and j.moves_since_snapshot >= SNAPSHOT_MOVES:
+        if self._snapshot_due(running):
             self._snapshot()
             return
         if j.wants_work(running):

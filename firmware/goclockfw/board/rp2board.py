@@ -87,9 +87,6 @@ class Rp2Board(McuBoard):
             self._last_sample = now
             self._bootsel_level = 1 if rp2.bootsel_button() else 0
 
-    def next_input_ms(self, now):
-        return None  # `wait` samples BOOTSEL and the FIFOs itself
-
     def wake_ms(self, running):
         self._sample_ms = SAMPLE_MS if running else IDLE_SAMPLE_MS
         return None  # `wait` returns for a button's edge, a BOOTSEL change or a byte
