@@ -19,7 +19,7 @@ include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821 (manifest functions come
 
 # makemanifest runs a manifest from its own folder: boards/.
 _BASE = os.path.abspath(os.path.join("..", "firmware"))
-_LEFT_OUT = ("desktop", "sim")
+_LEFT_OUT = ("desktop", "scenario")
 
 
 def _board_files():

@@ -12,13 +12,14 @@ installed.
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
 import pytest
 import tomllib
 
-from goclock import deploy
+from goclock import firmware as deploy
 from support.recordings import record_pack
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -112,7 +113,7 @@ def test_the_frozen_manifest_freezes_what_deploy_copies():
     for family in deploy.ARCH:
         copied.update("goclockfw/" + rel for _src, rel in deploy.package_files(family))
     assert _frozen_by_manifest() == sorted(copied)
-    assert not [f for f in copied if "/desktop/" in f or "/sim/" in f]
+    assert not [f for f in copied if "/desktop/" in f or "/scenario/" in f]
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +121,17 @@ def installed(tmp_path_factory):
     """The project pip-installed (not editable) into a folder; (python env, a cwd outside)."""
     target = tmp_path_factory.mktemp("site")
     build = tmp_path_factory.mktemp("build")
+    # From a copy of what a clone holds: setuptools builds in the project's build/, where an
+    # older layout's modules would linger and be installed too.
+    source = build / "goclock"
+    for name in ("host", "firmware", "boards", "sounds"):
+        shutil.copytree(os.path.join(REPO, name), source / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(os.path.join(REPO, name), source / name)
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--target", str(target), REPO],
+         "--target", str(target), str(source)],
         capture_output=True, text=True, env=dict(os.environ, TMPDIR=str(build)),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

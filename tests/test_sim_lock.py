@@ -5,31 +5,31 @@ import sys
 
 import pytest
 
-from goclock import simulator as sim
+from goclock import unixport
 from support.tools import load
 
 
 def test_second_sim_on_the_same_flash_is_refused(tmp_path):
     flash = str(tmp_path / "flash")
-    first = sim.lock_flash(flash)
+    first = unixport.lock_flash(flash)
     try:
-        with pytest.raises(sim.FlashBusy) as exc:
-            sim.lock_flash(flash)
+        with pytest.raises(unixport.FlashBusy) as exc:
+            unixport.lock_flash(flash)
         assert str(exc.value) == (
             "another simulated clock (pid %d) is using the flash directory %s: stop it first, "
             "or give this one its own with --flash DIR" % (os.getpid(), flash)
         )
-        other = sim.lock_flash(str(tmp_path / "other"))  # another directory is free
+        other = unixport.lock_flash(str(tmp_path / "other"))  # another directory is free
         other.close()
     finally:
         first.close()
-    sim.lock_flash(flash).close()  # free again once the first has gone
+    unixport.lock_flash(flash).close()  # free again once the first has gone
 
 
 def test_main_stops_with_the_message(tmp_path, monkeypatch):
     flash = str(tmp_path / "flash")
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
-    held = sim.lock_flash(flash)
+    held = unixport.lock_flash(flash)
     try:
         with pytest.raises(SystemExit) as exc:
             load("sim").main(["--flash", flash])  # tools/sim.py, what `make sim` runs

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from goclock import voice
+from goclock.voice import pack as voice
 
 SOUNDS = os.path.join(REPO, "sounds")
 PACKS = {"zh": "cn", "ja": "jp", "en": "en"}

@@ -18,8 +18,8 @@ import zlib
 import pytest
 
 from conftest import REPO, run_micropython
-from goclock import clips
-from goclock.simulator import Speaker
+from goclock.voice import clips
+from goclock.voice.speaker import Speaker
 from goclockfw.audio import player_i2s
 from goclockfw.core.gameclock import RUNNING
 from goclockfw.desktop.parts import DesktopPlayer

@@ -18,9 +18,9 @@ import tempfile
 import time
 
 from goclock import resources
-from goclock.simulate import micropython_binary, micropython_env
+from goclock.unixport import micropython_binary, micropython_env
 
-SIMULATE = os.path.join(resources.firmware_dir(), "sim", "simulate.py")
+SIMULATE = os.path.join(resources.firmware_dir(), "scenario", "runner.py")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

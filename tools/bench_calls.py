@@ -45,8 +45,8 @@ import tempfile
 import time
 
 from calls_report import analyse, report  # a sibling script: tools/ is this script's folder
-from goclock.simulate import micropython_binary, micropython_env
-from goclock.simulator import Speaker
+from goclock.unixport import micropython_binary, micropython_env
+from goclock.voice.speaker import Speaker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from goclock.simulate import micropython_binary, micropython_env
+from goclock.unixport import micropython_binary, micropython_env
 
 BOOT_BUDGET = 40 * 1024
 

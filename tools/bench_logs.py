@@ -18,11 +18,13 @@ import sys
 import tempfile
 import time
 
-from goclock import SIDES, logpull, notation
-from goclock.client import Client
-from goclock.gamerecord import GameRecord
-from goclock.simulator import Firmware
-from goclock.transport import SerialTransport
+from goclock import SIDES
+from goclock.link.client import Client
+from goclock.link.transport import SerialTransport
+from goclock.records import pull
+from goclock.records.gamerecord import GameRecord
+from goclock.timecontrol import notation
+from goclock.unixport import Firmware
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -63,7 +65,7 @@ def bench(moves, runs):
                 for run in range(runs):
                     out = os.path.join(tmp, "pull%d" % run)
                     t0 = time.perf_counter()
-                    result = logpull.pull(client, game, out)
+                    result = pull.pull(client, game, out)
                     times.append(time.perf_counter() - t0)
                 record = GameRecord.from_file(result["path"])
             finally:
@@ -76,7 +78,7 @@ def bench(moves, runs):
         "moves": len(record.moves),
         "records": len(record.records),
         "bytes": size,
-        "chunks": -(-size // logpull.CHUNK),
+        "chunks": -(-size // pull.CHUNK),
         "seconds_best": round(best, 4),
         "seconds_median": round(median, 4),
         "kb_per_s_best": round(size / 1024 / best, 1),
@@ -99,7 +101,7 @@ def main(argv=None):
         return 0
     print(
         "logs pull over the pty: %d-move game log, %d records, %.1f KB (%d chunks of %d B)"
-        % (r["moves"], r["records"], r["bytes"] / 1024, r["chunks"], logpull.CHUNK)
+        % (r["moves"], r["records"], r["bytes"] / 1024, r["chunks"], pull.CHUNK)
     )
     print(
         "  %.3f s, %.1f KB/s (best of %d); median %.3f s, %.1f KB/s; log %s"

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from goclock.simulator import Firmware
+from goclock.unixport import Firmware
 from goclockfw.storage.logline import verify_bytes
 
 PRESSES = 40

@@ -22,7 +22,7 @@ REPO = os.path.dirname(HERE)
 
 
 def package_json():
-    from goclock import deploy
+    from goclock import firmware as deploy
     from goclockfw import VERSION
 
     rels = set()

@@ -23,7 +23,7 @@ import tempfile
 import wave
 
 import sounds_text  # a sibling script: tools/ is this script's folder
-from goclock import voice
+from goclock.voice import pack as voice
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

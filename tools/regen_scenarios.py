@@ -10,7 +10,7 @@ import io
 import os
 import sys
 
-from goclock import simulate
+from goclock.cli import scenario
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.path.join(HERE, "..", "tests", "scenarios")
@@ -20,7 +20,7 @@ def main(names):
     files = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
     for name in names or files:
         out = io.BytesIO()
-        simulate.run(os.path.join(SCENARIOS, name + ".json"), "cpython", out)
+        scenario.run(os.path.join(SCENARIOS, name + ".json"), "cpython", out)
         with open(os.path.join(SCENARIOS, name + ".expected.jsonl"), "wb") as f:
             f.write(out.getvalue())
         print("wrote", name + ".expected.jsonl")

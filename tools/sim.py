@@ -26,7 +26,8 @@ import threading
 
 import sim_demo
 import sim_screen
-from goclock.simulator import Firmware, FlashBusy, Speaker, lock_flash
+from goclock.unixport import Firmware, FlashBusy, lock_flash
+from goclock.voice.speaker import Speaker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -23,7 +23,7 @@ def test_firmware_files_are_what_deploy_copies_to_a_pico():
     dests = [d for _s, d in layout.firmware_files()]
     assert "/main.py" in dests and "/lib/goclockfw/app/session.mpy" in dests
     assert "/lib/goclockfw/board/rp2board.mpy" in dests
-    assert not [d for d in dests if "/desktop/" in d or "/sim/" in d or "esp32board" in d]
+    assert not [d for d in dests if "/desktop/" in d or "/scenario/" in d or "esp32board" in d]
     assert not [d for d in dests if d.startswith("/lib/") and not d.endswith(".mpy")]
     assert [d for _s, d in layout.frozen_firmware_files()] == ["/main.py"]
 

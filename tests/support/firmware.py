@@ -10,7 +10,7 @@ firmware's own storage code.
 import base64
 import os
 
-from goclock.simulator import Firmware
+from goclock.unixport import Firmware
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.chunks import ChunkPool
 from goclockfw.storage.journal import Journal

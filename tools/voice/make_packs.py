@@ -40,7 +40,7 @@ import texts  # noqa: E402
 import wavio  # noqa: E402
 
 import make_sounds  # noqa: E402
-from goclock import voice  # noqa: E402
+from goclock.voice import pack as voice  # noqa: E402
 
 RATE = 16000
 SAFETY = 0.9  # aim this far under each slot limit
