@@ -201,11 +201,11 @@ def test_package_json_is_current_and_mip_installs_a_working_package(tmp_path, mi
     the modules it writes are the package, and they run under the MicroPython unix port."""
     from mpremote import mip
 
-    from support.tools import _load
+    from tools.gen import package_json
 
-    maker = _load("make_package_json")
     with open(os.path.join(REPO, "package.json"), encoding="utf-8") as f:
-        assert f.read() == maker.text(), "package.json is stale: python tools/make_package_json.py"
+        stale = "package.json is stale: python -m tools.gen.package_json"
+        assert f.read() == package_json.text(), stale
 
     board = tmp_path / "board"
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from goclock import unixport
-from support.tools import load
+from tools.termclock import __main__ as termclock
 
 
 def test_second_sim_on_the_same_flash_is_refused(tmp_path):
@@ -32,7 +32,7 @@ def test_main_stops_with_the_message(tmp_path, monkeypatch):
     held = unixport.lock_flash(flash)
     try:
         with pytest.raises(SystemExit) as exc:
-            load("sim").main(["--flash", flash])  # tools/sim.py, what `make sim` runs
+            termclock.main(["--flash", flash])  # what `make sim` runs
         assert str(exc.value).startswith("sim: another simulated clock (pid")
     finally:
         held.close()

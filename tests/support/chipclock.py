@@ -24,7 +24,8 @@ from goclockfw.desktop.chipcosts import chip_costs
 from goclockfw.desktop.chipmodel import ModelI2S
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.journal import RESERVE
-from support.lfs import lfs_fs
+
+from .lfs import lfs_fs  # relative: tools/bench/chips.py imports this as tests.support
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHIPS = ("rp2040", "esp32")

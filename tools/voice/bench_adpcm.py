@@ -22,13 +22,7 @@ except ImportError:  # CPython
         return a - b
 
 
-if sys.implementation.name != "micropython":
-    import os
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "firmware"))
-
-from goclockfw.audio import adpcm  # noqa: E402
+from goclockfw.audio import adpcm  # MicroPython: MICROPYPATH=firmware; CPython: installed
 
 RATE = 16000
 ALIGN = 256

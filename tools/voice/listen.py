@@ -29,11 +29,8 @@ import tempfile
 import time
 import wave
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-import wavio  # noqa: E402
+from .. import ROOT
+from . import wavio
 
 MODEL_DIR = os.path.join(ROOT, "build", "voice", "whisper-base")
 LANGS = {"cn": "zh", "jp": "ja", "en": "en"}

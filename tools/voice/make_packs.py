@@ -29,18 +29,11 @@ import zlib
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "host"))
+from goclock.voice import pack as voice
 
-import credits  # noqa: E402
-import texts  # noqa: E402
-import wavio  # noqa: E402
-
-import make_sounds  # noqa: E402
-from goclock.voice import pack as voice  # noqa: E402
+from .. import ROOT
+from . import credits, texts, wavio
+from . import espeak_packs as make_sounds
 
 RATE = 16000
 SAFETY = 0.9  # aim this far under each slot limit
@@ -90,7 +83,7 @@ def need(tool):
 def speak(pack, phrase, engine, voice_name, speed, preset_pause=False):
     """(float32 samples, rate) of the raw synthesis."""
     if engine == "kokoro":
-        import kokoro
+        from . import kokoro
 
         phonemes = texts.PHONEMES[pack](phrase)
         if preset_pause:

@@ -6,7 +6,7 @@ Run: python tools/voice/rescore.py LANG TUNE_OR_SCORE.json
 import json
 import sys
 
-import listen
+from . import listen
 
 
 def main(argv):

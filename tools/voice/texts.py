@@ -13,12 +13,8 @@
 import json
 import os
 import re
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-import sounds_text  # noqa: E402
+from . import readings as sounds_text
 
 # ----- Mandarin -----
 

@@ -19,12 +19,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import listen  # noqa: E402
-import make_packs  # noqa: E402
-from make_packs import voice  # noqa: E402
+from . import listen, make_packs
+from .make_packs import voice
 
 
 def parse(candidate, base):

@@ -1,12 +1,12 @@
 """Benchmark: seconds and KB/s to pull a 400-move game log from the clock over its pty.
 
-The real firmware runs under the MicroPython unix port on the desktop board (tools/sim.py,
+The real firmware runs under the MicroPython unix port on the desktop board (as in `make sim`,
 virtual time). A 400-move game under `cn 35m/5` is played over the serial line by the host
 tool's own client — think times drawn from a fixed seed, so the later moves are in byo-yomi
 and the log holds its calls too — then the log is pulled with `goclock logs pull`'s code
 (512-byte `logs.get` chunks), timed, and verified with the firmware's checksum chain.
 
-    python tools/bench_logs.py [--moves 400] [--runs 3] [--json]
+    python -m tools.bench.logs [--moves 400] [--runs 3] [--json]
 """
 
 import argparse
@@ -25,8 +25,6 @@ from goclock.records import pull
 from goclock.records.gamerecord import GameRecord
 from goclock.timecontrol import notation
 from goclock.unixport import Firmware
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def play(fw, client, moves, seed=400):

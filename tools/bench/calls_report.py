@@ -1,6 +1,6 @@
-"""The figures of tools/bench_calls.py: the driver's records paired into calls, and the report.
+"""The figures of tools/bench/calls.py: the driver's records paired into calls, and the report.
 
-`analyse(game)` reads what tools/calls_driver.py recorded inside the firmware
+`analyse(game)` reads what tools/bench/calls_driver.py recorded inside the firmware
 (each call's deadline tick, the app told, the phrase printed, play() entered,
 clips cut, the loop's sleeps) and what the launcher saw (the {"play"} lines,
 the audio command spawned, the keys sent), all in microseconds of one

@@ -22,11 +22,10 @@ import sys
 import tempfile
 import wave
 
-import sounds_text  # a sibling script: tools/ is this script's folder
 from goclock.voice import pack as voice
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+from .. import ROOT
+from . import readings as sounds_text
 
 SAMPLE_BITS = 8
 SAFETY = 0.88  # aim this far under each limit: room for a human re-recording, and for onset

@@ -1,4 +1,4 @@
-"""The firmware side of tools/bench_calls.py: the real app in real time, its calls timed from outside.
+"""The firmware side of tools/bench/calls.py: the real app in real time, its calls timed from outside.
 
 Runs under the MicroPython unix port (MICROPYPATH=firmware), never on CPython.
 The firmware (its loop and session, firmware/goclockfw/app/) runs unchanged on the desktop board
@@ -23,7 +23,7 @@ edited; four places are wrapped from here, each recording a time stamp
 The records are printed as {"b": [...]} lines only when the loop is about to
 sleep, never between a deadline and the start of its call.
 
-    micropython tools/calls_driver.py '{"type": "byoyomi", ...}' [gc]
+    micropython tools/bench/calls_driver.py '{"type": "byoyomi", ...}' [gc]
 """
 
 import gc

@@ -22,16 +22,11 @@ on a flash with the board's littlefs geometry. Modelled, not measured: docs/chip
 Figures, never asserted here (tests/test_chip_model.py asserts the targets).
 """
 
-import os
 import sys
 import time
 
 # The scenarios live with the tests' support code (tests/support/chipclock.py).
-sys.path.insert(
-    0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
-)
-
-from support.chipclock import (  # noqa: E402
+from tests.support.chipclock import (
     CHIPS,
     call_during_record,
     game_with_spares_ready,

@@ -1,10 +1,10 @@
 """Benchmark: call onset lateness, deadline -> playback start, on the desktop board in real time.
 
 The real firmware (app, announcer, core, desktop HAL) runs under the MicroPython
-unix port, driven by tools/calls_driver.py, which time-stamps from outside:
+unix port, driven by tools/bench/calls_driver.py, which time-stamps from outside:
 the core's exact deadline tick of every call, the moment the app is told, the
 phrase printed, and the speaker's play() entered. This process is the
-launcher, as tools/sim.py is in `make sim`: it reads the console lines,
+launcher, as the terminal clock is in `make sim`: it reads the console lines,
 spawns the audio command for each {"play"} line (a stand-in, `true`, unless
 --audio), and plays a byo-yomi game on the keys, both sides, in REAL time.
 
@@ -30,7 +30,7 @@ announcer up to play(). What the launcher adds is reported apart: reading the
 {"play"} line, spawning the audio command; the audio player's own start-up
 (opening the sound device) is not measured.
 
-    python tools/bench_calls.py [--seconds 75] [--seed 5] [--no-view] [--audio] [--stray P] [--gc-probe] [--json]
+    python -m tools.bench.calls [--seconds 75] [--seed 5] [--no-view] [--audio] [--stray P] [--gc-probe] [--json]
 """
 
 import argparse
@@ -44,16 +44,14 @@ import sys
 import tempfile
 import time
 
-from calls_report import analyse, report  # a sibling script: tools/ is this script's folder
 from goclock.unixport import micropython_binary, micropython_env
 from goclock.voice.speaker import Speaker
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = os.path.join(ROOT, "tools")
-
+from .. import ROOT
+from .calls_report import analyse, report
 
 SOUNDS = os.path.join(ROOT, "sounds")
-DRIVER = os.path.join(TOOLS, "calls_driver.py")
+DRIVER = os.path.join(ROOT, "tools", "bench", "calls_driver.py")  # run by the unix port
 TC = {"type": "byoyomi", "main": 1, "periods": 3, "period": 10, "calls": "cn"}
 KEY = ("a", "l")  # Black's button is the left one ("a"), White's the right one ("l")
 TICKS_PERIOD = 2**30

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write package.json, so that `mpremote mip install` can put the firmware on a board.
 
-    python tools/make_package_json.py          # rewrites package.json at the top
+    python -m tools.gen.package_json          # rewrites package.json at the top
 
 mip installs into the board's /lib: the package's modules, the same set `goclock deploy`
 copies and boards/manifest.py freezes (the desktop board and the scenario runner stay on
@@ -17,17 +17,16 @@ import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+from .. import ROOT
 
 
 def package_json():
-    from goclock import firmware as deploy
+    from goclock import firmware
     from goclockfw import VERSION
 
     rels = set()
-    for family in deploy.ARCH:
-        rels.update(rel for _src, rel in deploy.package_files(family))
+    for family in firmware.ARCH:
+        rels.update(rel for _src, rel in firmware.package_files(family))
     urls = [["goclockfw/" + rel, "firmware/goclockfw/" + rel] for rel in sorted(rels)]
     return {"urls": urls, "deps": [], "version": VERSION}
 
@@ -43,7 +42,7 @@ def text():
 
 
 def main():
-    with open(os.path.join(REPO, "package.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "package.json"), "w", encoding="utf-8") as f:
         f.write(text())
     return 0
 

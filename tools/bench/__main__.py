@@ -4,13 +4,13 @@
    the tick counter wraps, simulated on CPython and on the MicroPython unix
    port: run time of each, and the timekeeping error against plain
    arithmetic (must be 0 ms).
-2. Whatever other benchmarks the project has (tools/bench_*.py), each run in
+2. Whatever other benchmarks the project has (the modules of tools/bench), each run in
    turn: heap use of the firmware, log pulls over the pty, call onset lateness.
 """
 
-import glob
 import json
 import os
+import pkgutil
 import random
 import subprocess
 import sys
@@ -21,8 +21,6 @@ from goclock import resources
 from goclock.unixport import micropython_binary, micropython_env
 
 SIMULATE = os.path.join(resources.firmware_dir(), "scenario", "runner.py")
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 MAIN_S = 5 * 3600  # each side: 5 h main time, then 5 x 60 s byo-yomi
 PERIODS = 5
@@ -115,12 +113,18 @@ def bench_core():
     return error == 0 and mpy_out == cpy_out
 
 
+def benchmarks():
+    """The names of the other benchmarks: the modules here named without an underscore."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(m.name for m in pkgutil.iter_modules([here]) if "_" not in m.name)
+
+
 def main():
     ok = bench_core()
-    for script in sorted(glob.glob(os.path.join(HERE, "bench_*.py"))):
+    for name in benchmarks():
         print()
-        print("== %s" % os.path.basename(script))
-        result = subprocess.run([sys.executable, script], check=False)
+        print("== tools.bench.%s" % name)
+        result = subprocess.run([sys.executable, "-m", "tools.bench." + name], check=False)
         ok = ok and result.returncode == 0
     return 0 if ok else 1
 

@@ -3,7 +3,7 @@
 Only after reading the diff: an expected file is a reviewed statement of what
 the clock must do, not a snapshot to refresh blindly.
 
-    .venv/bin/python tools/regen_scenarios.py [NAME ...]
+    .venv/bin/python -m tools.gen.scenarios [NAME ...]
 """
 
 import io
@@ -12,8 +12,9 @@ import sys
 
 from goclock.cli import scenario
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCENARIOS = os.path.join(HERE, "..", "tests", "scenarios")
+from .. import ROOT
+
+SCENARIOS = os.path.join(ROOT, "tests", "scenarios")
 
 
 def main(names):

@@ -14,7 +14,7 @@ gc.mem_alloc():
   charge of a press (interrupt record, debounce, the core's press) with a
   listener that records nothing. "0" means no allocation at all.
 
-    python tools/bench_heap.py [--json]
+    python -m tools.bench.heap [--json]
 """
 
 import json

@@ -1,6 +1,6 @@
-"""`make sim`: the clock's firmware, unchanged, under the MicroPython unix port on the desktop board.
+"""The terminal clock (`make sim`): the clock's firmware, unchanged, under the MicroPython unix port on the desktop board.
 
-The firmware runs as a child process (goclock.simulator.Firmware): a pty for its serial
+The firmware runs as a child process (goclock.unixport.Firmware): a pty for its serial
 line, whose path is printed so that `goclock --port PATH` talks to the simulated clock
 exactly as to a board. Its keys come from our stdin, and what it would show, say or
 light comes back as JSON lines.
@@ -12,7 +12,7 @@ printed and played with aplay, paplay or ffplay when one is installed. Without a
 terminal on stdin: a short scripted demo game in virtual time, printing what the clock
 says.
 
-    python tools/sim.py [--flash DIR] [--demo]
+    python -m tools.termclock [--flash DIR] [--demo]
 
 Two simulated clocks on one flash directory would write the same config and game logs at
 once, so the flash directory is locked (flock on DIR/.sim.lock) while a clock uses it; a
@@ -24,12 +24,11 @@ import os
 import sys
 import threading
 
-import sim_demo
-import sim_screen
 from goclock.unixport import Firmware, FlashBusy, lock_flash
 from goclock.voice.speaker import Speaker
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .. import ROOT
+from . import demo, screen
 
 
 def main(argv=None):
@@ -38,13 +37,13 @@ def main(argv=None):
     ap.add_argument("--demo", action="store_true", help="play the scripted demo game")
     args = ap.parse_args(argv)
     if args.demo or not sys.stdin.isatty():
-        return sim_demo.run(Firmware)
+        return demo.run(Firmware)
     try:
         lock = lock_flash(args.flash)
     except FlashBusy as exc:
         raise SystemExit("sim: %s" % exc) from None
     try:
-        return sim_screen.run(Firmware(args.flash), Speaker(), threading)
+        return screen.run(Firmware(args.flash), Speaker(), threading)
     finally:
         lock.close()
 
