@@ -49,7 +49,7 @@ mpy-check: $(STAMP)
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
+BOARD_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -58,10 +58,10 @@ $(STUBS)/%/.stamp: | $(STAMP)
 
 typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 	@for b in rp2 esp32; do \
-		echo "mypy: goclockfw/board/$${b}board.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		echo "mypy: goclockfw/board/$${b}board.py $(BOARD_COMMON) against micropython-$$b-stubs"; \
 		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
-			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
-			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(HAL_COMMON)) || exit 1; \
+			--config-file ../tools/mypy-boards.ini --custom-typeshed-dir ../$(STUBS)/$$b \
+			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(BOARD_COMMON)) || exit 1; \
 	done
 
 # The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython

@@ -40,9 +40,9 @@ def test_the_manifest_is_the_one_voice_push_would_write(pack):
 
 
 def test_readings_given_to_the_synthesizer():
-    from tools.voice import readings as sounds_text
+    from tools.voice import readings
 
     # 虚着 (a pass) is xū zhāo; the synthesizer is given the reading, not the characters.
-    assert sounds_text.zh("超时改判虚着").endswith("xu1 zhao1")
-    assert sounds_text.zh("共罚2点") == "gong4 fa2 liang3 dian3"  # 两 for two of a thing
-    assert sounds_text.ja("もう一度押して確定").startswith("もー")  # a long o, not mo-u
+    assert readings.zh("超时改判虚着").endswith("xu1 zhao1")
+    assert readings.zh("共罚2点") == "gong4 fa2 liang3 dian3"  # 两 for two of a thing
+    assert readings.ja("もう一度押して確定").startswith("もー")  # a long o, not mo-u

@@ -1,6 +1,6 @@
 """Benchmark: call onset lateness, deadline -> playback start, on the desktop board in real time.
 
-The real firmware (app, announcer, core, desktop HAL) runs under the MicroPython
+The real firmware (app, announcer, core, desktop board) runs under the MicroPython
 unix port, driven by tools/bench/calls_driver.py, which time-stamps from outside:
 the core's exact deadline tick of every call, the moment the app is told, the
 phrase printed, and the speaker's play() entered. This process is the

@@ -32,7 +32,7 @@ import sys
 import time
 
 from goclockfw.app.loop import Loop
-from goclockfw.desktop import board as hal_desktop
+from goclockfw.desktop import board as desktop_board
 from goclockfw.storage.configstore import validate_config
 
 events = []
@@ -52,13 +52,13 @@ def no_probe():
 heap_now = no_probe  # gc.mem_alloc with the "gc" argument
 
 
-class BenchPlayer(hal_desktop.DesktopPlayer):
+class BenchPlayer(desktop_board.DesktopPlayer):
     """The desktop speaker, time-stamped: play() entered and returned, clips cut."""
 
     def play(self, what):
         t_in = time.ticks_us()
         heap = heap_now()
-        ok = hal_desktop.DesktopPlayer.play(self, what)
+        ok = desktop_board.DesktopPlayer.play(self, what)
         t_out = time.ticks_us()
         until = getattr(self, "_until", None)  # the tick the clip ends (busy() until then)
         clip = what if isinstance(what, str) else None
@@ -68,7 +68,7 @@ class BenchPlayer(hal_desktop.DesktopPlayer):
     def stop(self):
         if self.busy():
             events.append(("cut", time.ticks_us()))
-        hal_desktop.DesktopPlayer.stop(self)
+        desktop_board.DesktopPlayer.stop(self)
 
 
 def main():
@@ -76,7 +76,7 @@ def main():
     tc = json.loads(sys.argv[1])
     if len(sys.argv) > 2 and sys.argv[2] == "gc":
         heap_now = gc.mem_alloc
-    board = hal_desktop.make_board()
+    board = desktop_board.make_board()
     board.make_player = lambda rate, volume: BenchPlayer(board, volume)
     loop = Loop(board)
     app = loop.session

@@ -50,12 +50,12 @@ for name in ("core.ticks core.timecontrol core.callplan core.gameclock events "
     gc.collect()
     modules[name] = gc.mem_alloc() - a
 
-from goclockfw.desktop import board as hal_desktop
+from goclockfw.desktop import board as desktop_board
 from goclockfw.app.loop import Loop
 from goclockfw.app.buttons import LEFT, RIGHT
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
-board = hal_desktop.make_board()
+board = desktop_board.make_board()
 board.has_console = False  # a board without a display or a launcher to talk to
 loop = Loop(board)
 app = loop.session

@@ -3,7 +3,7 @@
 Runs under the MicroPython unix port (the viper decoder, and the plain-Python one for
 comparison) and under CPython:
     MICROPYPATH=firmware .venv/bin/micropython tools/voice/bench_adpcm.py
-    .venv/bin/python tools/voice/bench_adpcm.py
+    .venv/bin/python -m tools.voice.bench_adpcm
 It decodes tests/data/voice_adpcm/sweep.wav's blocks over and over (one reused output
 buffer, as a player would) and prints microseconds per second of audio, best of 5 runs.
 """

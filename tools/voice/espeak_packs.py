@@ -1,18 +1,18 @@
-"""Generate the voice packs in sounds/ with espeak-ng and sox (`make sounds`).
+"""The first generator of the voice packs, with espeak-ng and sox (no make target: `make
+sounds` runs tools/voice/make_packs.py, which shares this one's slot budgets).
 
-For every phrase a pack needs (goclock.voice.required_phrases: the call profile run over
-every period, plus the device notices) this speaks the text of tools/sounds_text.py with
+For every phrase a pack needs (goclock.voice.pack.required_phrases: the call profile run over
+every period, plus the device notices) this speaks the text of tools/voice/readings.py with
 espeak-ng, then with sox: trims the silence around it, cuts rumble and hiss, evens out
 loudness (compand, norm), speeds it up (tempo, pitch kept) only when it would not fit its
 slot, and writes 8-bit mono PCM (8 kHz for zh: its 66 s of speech would need 1 MB as
 16-bit, 540 KB as 8-bit; the players widen 8-bit samples to 16 on the fly). The
-slot limits come from goclock.voice.slot_rules, so the clips fit what the profile calls.
+slot limits come from goclock.voice.pack.slot_rules, so the clips fit what the profile calls.
 Then the pack is checked like any user pack and its manifest.json written.
 
 The output is reproducible: espeak-ng is deterministic, sox runs with -R and no dither
 (-D: silence stays silent in 8 bits, no hiss), and the WAV headers are rewritten by
-Python's wave module. Run: python tools/make_sounds.py
-[PACK ...] (default: all).
+Python's wave module. Run: python -m tools.voice.espeak_packs [PACK ...] (default: all).
 """
 
 import os

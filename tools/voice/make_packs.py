@@ -1,6 +1,6 @@
 """Generate the voice packs in sounds/ with neural voices (`make sounds`).
 
-For every phrase a pack needs (goclock.voice.required_phrases) this
+For every phrase a pack needs (goclock.voice.pack.required_phrases) this
   1. speaks it with Kokoro-82M (tools/voice/kokoro.py) from the phonemes of
      tools/voice/texts.py (engine "openjtalk", the HTS voice "Mei" of pyopenjtalk-plus,
      stays available for Japanese: it scored lower, see docs/voices.md);
@@ -10,13 +10,13 @@ For every phrase a pack needs (goclock.voice.required_phrases) this
      resamples to 16 kHz;
   3. writes it into sounds/<pack>/ as 16 kHz IMA ADPCM (tag 0x11, 256-byte blocks, 505
      samples a block), which the players decode (firmware/goclockfw/audio/adpcm.py).
-The manifest is goclock.voice.build_manifest's (it checks the pack as `goclock voice
+The manifest is goclock.voice.pack.build_manifest's (it checks the pack as `goclock voice
 check` does: every phrase, every slot, 600 KB). The slot limits come from
-goclock.voice.slot_rules, shared out as tools/make_sounds.py does. A pack's
+goclock.voice.pack.slot_rules, shared out as tools/voice/espeak_packs.py does. A pack's
 LICENSE/CREDITS files name the voice and its licence.
 
 The output is reproducible: the models run on the CPU with fixed inputs, sox runs with -R
-and no dither. Run: python tools/voice/make_packs.py [PACK ...] (default: all).
+and no dither. Run: python -m tools.voice.make_packs [PACK ...] (default: all).
 """
 
 import os
