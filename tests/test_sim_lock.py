@@ -1,4 +1,4 @@
-"""`make sim` locks its flash directory: a second simulator on it stops with a clear message."""
+"""`make sim` locks its flash directory: a second terminal clock on it stops with a clear message."""
 
 import os
 import sys

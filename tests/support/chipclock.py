@@ -1,6 +1,6 @@
 """The whole firmware on a chip model (CPython): games played through the real loop and session
 on desktop/chipboard.py's board, with the chip's costs on a virtual timeline, and the figures
-tests/test_chip_model.py asserts and tools/bench_chips.py prints.
+tests/test_chip_model.py asserts and tools/bench/chips.py prints.
 
 The flash is a NorFlash with the board's geometry (boards/<board>.json "flash") under
 littlefs-python with MicroPython's settings, so every erase littlefs or the log chunks ask
@@ -335,7 +335,7 @@ class ChipClock:
         }
 
 
-# ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench_chips.py prints them)
+# ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench/chips.py prints them)
 
 
 def whole_game(chip, moves, seed=5, erase_max=False):

@@ -3,7 +3,7 @@
 A pack is a folder of WAV clips plus `manifest.json`; the clock plays the clip of each phrase
 its call profile says (see firmware/goclockfw/core/callplan.py) and of a few device notices. Used by
 `goclock voice check DIR`, `goclock voice push DIR`, `goclock voice convert` (convert.py)
-and tools/make_sounds.py.
+and tools/voice/make_packs.py.
 
 Every clip must end before the next call can start: slot_rules() derives the limits by
 running the profile itself over every period of 10-60 s and 1-10 periods, so a change to a
