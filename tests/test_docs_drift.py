@@ -22,12 +22,15 @@ the planted drifts below) and checks them against the repository.
 """
 
 import ast
+import fnmatch
+import functools
 import glob
 import importlib.util
 import os
 import re
 import shlex
 import shutil
+import subprocess
 
 import pytest
 from markdown_it import MarkdownIt
@@ -45,6 +48,8 @@ SHORT = {
     "goclock": "host",  # goclock/cli/commands.py
 }
 PACKAGE_DIRS = ("firmware/goclockfw", "host/goclock")  # core/ticks.py, cli/logs.py
+# Made by the tools, never committed: `./sim-flash`, `build/rp2/...`.
+GENERATED = {"build", "sim-flash", ".venv", ".venv-voice", "node_modules", "__pycache__"}
 # MicroPython's own files, named in tools/rp2/README.md: not ours to have.
 MICROPYTHON = {"tools/manifestfile.py", "_boot.py", "mpy-tool.py"}
 MODULE = re.compile(r"^(?:goclockfw|goclock|tools)(?:\.[A-Za-z_]\w*)+$")
@@ -97,24 +102,42 @@ def slug(heading):
 
 
 def _repo_files():
+    """The names of the repository's files (for a bare `session.py`)."""
+    return {os.path.basename(p) for p in _tracked()}
+
+
+@functools.lru_cache(maxsize=None)
+def _tracked():
+    """The repository's files and folders: what git tracks or would (not what it ignores), or
+    every file outside the generated folders when this is no git checkout."""
+    try:
+        listed = (
+            subprocess.run(
+                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                cwd=REPO,
+                capture_output=True,
+                check=True,
+            )
+            .stdout.decode("utf-8")
+            .split("\0")
+        )
+    except (OSError, subprocess.CalledProcessError):
+        listed = []
+        for folder, dirs, files in os.walk(REPO):
+            dirs[:] = [d for d in dirs if d not in GENERATED and d != ".git"]
+            listed += [os.path.relpath(os.path.join(folder, f), REPO) for f in files]
     out = set()
-    for folder, dirs, files in os.walk(REPO):
-        rel = os.path.relpath(folder, REPO)
-        dirs[:] = [
-            d
-            for d in dirs
-            if not (rel == "." and (d.startswith(".") and d != ".ci"))
-            and d not in ("__pycache__", "build", "node_modules", "sim-flash", "data")
-        ]
-        out.update(files)
-    return out
+    for path in filter(None, listed):
+        parts = path.split("/")
+        out.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return frozenset(out)
 
 
 def _exists(rel):
-    path = os.path.join(REPO, rel)
+    rel = os.path.normpath(rel).replace(os.sep, "/")
     if any(c in rel for c in "*?"):
-        return bool(glob.glob(path))
-    return os.path.exists(path)
+        return any(fnmatch.fnmatchcase(p, rel) for p in _tracked())
+    return rel in _tracked()
 
 
 def path_problem(token, page):
@@ -129,6 +152,8 @@ def path_problem(token, page):
         rel = os.path.normpath(os.path.join(os.path.dirname(page.rel), token))
         if rel.startswith(".."):
             return "%s: %s is outside the repository" % (page.rel, token)
+        if rel.split(os.sep)[0] in GENERATED:
+            return None
         candidates = [rel]
     elif first in ROOTS:
         candidates = [token]
@@ -154,7 +179,7 @@ def link_problems(page):
         if path and not path.startswith(REPO + os.sep):
             out.append("%s: link %s leaves the repository" % (page.rel, href))
             continue
-        if path and not os.path.exists(path):
+        if path and not _exists(os.path.relpath(path, REPO)):
             out.append("%s: link %s: no such file" % (page.rel, href))
             continue
         if anchor and (path is None or path.endswith(".md")):
