@@ -21,7 +21,8 @@ def watch_errors(page):
     )
     page.on("requestfailed", lambda r: errors.append("request failed: %s" % r.url))
     page.on(
-        "response", lambda r: errors.append("HTTP %d: %s" % (r.status, r.url)) if r.status >= 400 else None
+        "response",
+        lambda r: errors.append("HTTP %d: %s" % (r.status, r.url)) if r.status >= 400 else None,
     )
     return errors
 
@@ -32,7 +33,7 @@ def open_simulator(context, site, fake_time=True, page=None):
     page.errors = watch_errors(page)
     if fake_time:
         page.clock.install(time=START)
-        page.clock.pause_at(START)
+        page.clock.pause_at(START + 10_000)  # ahead of the time the install let flow on
     page.goto(site + "simulator.html")
     wait_running(page)
     return page

@@ -11,7 +11,6 @@ import sys
 
 from web.conftest import REPO
 from web.simpage import (
-    START,
     advance,
     attach_line,
     lines,
@@ -86,8 +85,11 @@ def test_byoyomi_ending_plays_the_calls_goclock_simulate_makes(browser_context, 
     expected = _simulate(tmp_path, {"time_control": TC, "events": actions, "until": 200_000})
 
     def pick(rows):
-        return [{k: v for k, v in r.items() if k in ("event", "t", "side", "phrase", "left")}
-                for r in rows if r["event"] in CHECKED]
+        return [
+            {k: v for k, v in r.items() if k in ("event", "t", "side", "phrase", "left")}
+            for r in rows
+            if r["event"] in CHECKED
+        ]
 
     assert pick(events) == pick(expected)
 

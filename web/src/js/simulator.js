@@ -6,6 +6,7 @@ import { SimClock } from "./sim/simclock.js";
 
 const $ = (id) => document.getElementById(id);
 const status = $("status");
+const TAP_MS = 80; // as long as a key holds its button (browser/board.py)
 const KEYS = { a: "tap:left", l: "tap:right", " ": "tap:arbiter", h: "toggle:arbiter" };
 
 function setStatus(text, error = false) {
@@ -88,16 +89,21 @@ async function main() {
   });
   for (const [id, name] of [["left", "left"], ["right", "right"], ["arbiter", "arbiter"]]) {
     const b = $(id);
+    let downAt = 0;
     const up = () => {
-      if (b.classList.contains("down")) {
-        b.classList.remove("down");
-        clock.press("up:" + name);
-      }
+      if (!b.classList.contains("down")) return;
+      b.classList.remove("down");
+      // A touch or a click can be shorter than the firmware's debounce window, which a
+      // real button's press never is: the button is let go no sooner than a key's tap.
+      const left = TAP_MS - (Date.now() - downAt);
+      if (left > 0) setTimeout(() => clock.press("up:" + name), left);
+      else clock.press("up:" + name);
     };
     b.addEventListener("pointerdown", (e) => {
       unlock();
       b.setPointerCapture?.(e.pointerId);
       b.classList.add("down");
+      downAt = Date.now();
       clock.press("down:" + name);
     });
     b.addEventListener("pointerup", up);
@@ -123,7 +129,7 @@ async function main() {
     setStatus("The firmware could not start: " + e, true);
     throw e;
   }
-  setStatus(`Running: firmware ${clock.firmwareVersion}, started in ${clock.timings.running} ms.`);
+  setStatus(`Running: firmware ${clock.firmwareVersion}.`);
 }
 
 main();
