@@ -58,9 +58,14 @@ $(WEB_STAMP): requirements-web.txt $(STAMP)
 	$(PY) -m pip install -q -r requirements-web.txt
 	touch $@
 
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc  # the calls in the screenshots
+
 web-tools:
-	@test -x $(CHROMIUM) && command -v npm >/dev/null || \
-		{ apt-get update && apt-get install -y chromium npm; }
+	@missing=""; \
+	test -x $(CHROMIUM) || missing="$$missing chromium"; \
+	test -f $(CJK_FONT) || missing="$$missing fonts-wqy-microhei"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	test -z "$$missing" || { apt-get update && apt-get install -y $$missing; }
 
 web-build: web-tools
 	cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
@@ -68,9 +73,9 @@ web-build: web-tools
 test-web: $(WEB_STAMP) web-build
 	$(PY) -m pytest -q tests/web
 
-# Page weight and the time to a running simulator in chromium (tools/bench_web.py).
+# Page weight and the time to a running simulator in chromium (tools/web_bench.py).
 bench-web: $(WEB_STAMP) web-build
-	$(PY) tools/bench_web.py
+	$(PY) tools/web_bench.py
 
 # The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
 # clash (same module names), so each goes into a directory of its own, not into the venv.

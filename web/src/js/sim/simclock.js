@@ -133,6 +133,7 @@ export class SimClock {
     this._running = true;
     this._pass();
     mark("running");
+    this.timings.since_navigation = Math.round(performance.now()); // from the page's start
     // The other packs afterwards, so that a config may pick them (`info` lists them).
     this.backgroundPacks = (async () => {
       for (const p of packs) if (p !== voice) await this._loadPack(p);
