@@ -25,6 +25,42 @@ const LEFT_OUT = [
   /^desktop\/(board|flash|chipboard|chipcosts|chipmodel)\.py$/,
 ];
 
+// The pages, in the order of the header's links; each page's <!-- goclock:header ... -->
+// becomes this header, its own link marked as the current page.
+const PAGES = [
+  ["index.html", "Home"],
+  ["simulator.html", "Simulator"],
+  ["configurator.html", "Configurator"],
+  ["logs.html", "Logs"],
+  ["hall.html", "Hall"],
+];
+const HEADER_MARK = /<!-- goclock:header[^>]*-->/;
+
+function header(page) {
+  const links = PAGES.map(([file, name]) => {
+    const current = file === page ? ' aria-current="page"' : "";
+    return `      <a href="${file}"${current}>${name}</a>`;
+  });
+  return [
+    '<a class="skip" href="#main">Skip to the content</a>',
+    "  <header class=\"top\">",
+    '    <a class="brand" href="index.html">goclock</a>',
+    '    <nav aria-label="pages">',
+    ...links,
+    "    </nav>",
+    "  </header>",
+  ].join("\n");
+}
+
+function pagesWithHeader(out) {
+  for (const [file] of PAGES) {
+    const p = path.join(out, file);
+    const html = fs.readFileSync(p, "utf8");
+    if (!HEADER_MARK.test(html)) throw new Error(`${file}: no <!-- goclock:header --> mark`);
+    fs.writeFileSync(p, html.replace(HEADER_MARK, header(file)));
+  }
+}
+
 function copyTree(src, dst) {
   fs.mkdirSync(dst, { recursive: true });
   for (const name of fs.readdirSync(src)) {
@@ -84,6 +120,7 @@ function main() {
   }
   fs.rmSync(OUT, { recursive: true, force: true });
   copyTree(path.join(HERE, "src"), OUT);
+  pagesWithHeader(OUT);
   const vendor = path.join(OUT, "vendor", "micropython");
   fs.mkdirSync(vendor, { recursive: true });
   // micropython.mjs as .js: some static servers give .mjs no JavaScript type, and a

@@ -22,6 +22,11 @@ export class VirtualLine {
     return bytes.length;
   }
 
+  /** Bytes written that the clock has not had yet. */
+  get pending() {
+    return this._rx.length;
+  }
+
   /** The bytes for the clock's pass, as hex (taken: the clock has them now). */
   take() {
     if (!this._rx.length) return "";

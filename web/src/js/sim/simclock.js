@@ -173,7 +173,7 @@ export class SimClock {
     this.passes += 1;
     this._apply(now, report);
     this._inPass = false;
-    if (this._inputs.length || this.serial._rx.length) {
+    if (this._inputs.length || this.serial.pending) {
       this._timer = setTimeout(() => this._pass(), 0); // what came during the pass
     } else {
       this._timer = setTimeout(() => this._pass(), Math.max(0, report.wait));

@@ -56,7 +56,7 @@ export class Speaker {
 
   play(tick, clip, volume) {
     this.played.push({ tick, clip });
-    this.stop(false);
+    this.stop();
     if (!this.ctx) return;
     let buf;
     try {
@@ -75,7 +75,7 @@ export class Speaker {
 
   beep(tick, steps, volume = 5) {
     this.played.push({ tick, beep: steps });
-    this.stop(false);
+    this.stop();
     if (!this.ctx) return;
     let at = this.ctx.currentTime;
     const gain = this._gain(volume);
