@@ -282,6 +282,7 @@ def diagram(name, spec):
                 )
             )
             supply = _power(header, "battery")
+            supply.via = "1N5817"  # keeps USB's 5 V out of the converter
             parts.append(
                 Part(
                     "boost",
@@ -635,11 +636,11 @@ def render(d, source):
         )
         svg.add('<circle cx="%s" cy="%s" r="2.5" fill="%s"/>' % (_f(px), _f(py), r.colour))
         if r.wire.via:
-            # The diode on the wire's first run, outside the board.
-            x1, y1 = pts[1]
-            mx = (px + x1) / 2 if abs(x1 - px) > 40 else x1
-            my = (py + pts[2][1]) / 2 if abs(x1 - px) <= 40 else py
-            svg.text(mx + 4, my - 4, r.wire.via + " \u25b6|", 9, "start", "#b71c1c", "bold")
+            # The diode is in this wire alone: marked on its last run, at the part.
+            (x1, y1), (x2, _y2) = pts[-2], pts[-1]
+            # A diode symbol pointing the way the current flows: from the part to the board.
+            arrow = " \u25b6|" if side == "left" else " |\u25c0"
+            svg.text((x1 + x2) / 2, y1 - 4, r.wire.via + arrow, 9, "middle", "#b71c1c", "bold")
 
     # Title, the on-board list, notes, licence.
     title = "%s: the wiring of %s" % (h.title, source)
