@@ -180,3 +180,13 @@ def test_the_model_s_parameters_are_read_as_values():
     assert p == {"a": 3, "b": [1, 2.5], "c": "x", "d": True}
     with pytest.raises(case.CaseError, match="f = 1 \\+"):
         case.parameters("f = 1 + ;\n// ----- derived\n")
+
+
+def test_without_root_the_missing_tools_are_named_not_installed(monkeypatch):
+    ran = []
+    monkeypatch.setattr(debian.shutil, "which", lambda c: None if c == "openscad" else "/bin/" + c)
+    monkeypatch.setattr(debian.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(debian.subprocess, "run", lambda *a, **k: ran.append(a))
+    assert debian.ensure(["openscad", "xvfb-run"]) == ["openscad"]
+    assert ran == []
+    assert debian.install_hint(["openscad"]) == "apt-get install --no-install-recommends openscad"

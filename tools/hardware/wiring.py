@@ -122,8 +122,11 @@ def _power(header, which):
     return Wire(name, pin, "power")
 
 
-def _label(pin):
-    return "%s (pin %s)" % (pin.name, pin.number)
+def _to_gnd(header, slug, title, key, gpio, labels, note, **kw):
+    """A two-pin part between the GPIO board-file `key` names and the nearest GND."""
+    w = _gpio_wire(header, key, gpio)
+    pins = [PartPin(labels[0], w), PartPin(labels[1], _gnd(header, w.pin))]
+    return Part(slug, title, pins, [note], **kw)
 
 
 def diagram(name, spec):
@@ -135,16 +138,11 @@ def diagram(name, spec):
     buttons = spec.get("buttons", {})
     for side, whose in (("left", "Black's"), ("right", "White's")):
         if side in buttons:
-            w = _gpio_wire(header, "buttons." + side, buttons[side])
+            title = "%s player button (%s)" % (side.capitalize(), whose)
             parts.append(
-                Part(
-                    "button-" + side,
-                    "%s player button (%s)" % (side.capitalize(), whose),
-                    [PartPin("switch", w), PartPin("switch", _gnd(header, w.pin))],
-                    ["normally open; internal pull-up"],
-                    swappable=True,
-                )
-            )
+                _to_gnd(header, "button-" + side, title, "buttons." + side, buttons[side],
+                        ("switch", "switch"), "normally open; internal pull-up", swappable=True)
+            )  # fmt: skip
 
     arbiter = spec.get("arbiter")
     if arbiter is not None:
@@ -155,16 +153,10 @@ def diagram(name, spec):
                 text += " (GPIO%d)" % arbiter
             onboard.append(OnBoard("arbiter", arbiter, text, feature))
         else:
-            w = _gpio_wire(header, "arbiter", arbiter)
             parts.append(
-                Part(
-                    "arbiter",
-                    "Arbiter key",
-                    [PartPin("switch", w), PartPin("switch", _gnd(header, w.pin))],
-                    ["recessed in the case; internal pull-up"],
-                    swappable=True,
-                )
-            )
+                _to_gnd(header, "arbiter", "Arbiter key", "arbiter", arbiter, ("switch", "switch"),
+                        "recessed in the case; internal pull-up", swappable=True)
+            )  # fmt: skip
 
     led = spec.get("led")
     if led is not None:
@@ -174,15 +166,10 @@ def diagram(name, spec):
                 OnBoard("led", led, "LED: the board's own (%s)" % feature.label, feature)
             )
         else:
-            w = _gpio_wire(header, "led", led)
             parts.append(
-                Part(
-                    "led",
-                    "LED (whose clock runs)",
-                    [PartPin("anode", w), PartPin("cathode", _gnd(header, w.pin))],
-                    ["330 \u03a9 in series"],
-                )
-            )
+                _to_gnd(header, "led", "LED (whose clock runs)", "led", led,
+                        ("anode", "cathode"), "330 \u03a9 in series")
+            )  # fmt: skip
 
     audio = spec.get("audio", "none")
     i2s = spec.get("i2s")
@@ -213,15 +200,12 @@ def diagram(name, spec):
         )
     buzzer = spec.get("buzzer")
     if buzzer is not None and audio in ("i2s", "pwm"):
-        w = _gpio_wire(header, "buzzer", buzzer)
         alt = audio != "pwm"
+        title = "Piezo buzzer (passive)" + (": or, instead" if alt else "")
+        note = 'beeps only; "audio": "pwm"' if alt else "beeps only"
         parts.append(
-            Part(
-                "buzzer",
-                "Piezo buzzer (passive)" + (": or, instead" if alt else ""),
-                [PartPin("+", w), PartPin("\u2212", _gnd(header, w.pin))],
-                ['beeps only; "audio": "pwm"' if alt else "beeps only"],
-                alternative=alt,
+            _to_gnd(
+                header, "buzzer", title, "buzzer", buzzer, ("+", "\u2212"), note, alternative=alt
             )
         )
 
