@@ -25,8 +25,8 @@ from .errors import GoclockError, UsageError
 ARCH = {"rp2": "armv6m", "esp32": "xtensawin"}
 PACKAGE = "goclockfw"
 LIB = "/lib/" + PACKAGE
-# Subpackages no board imports: the desktop board and the scenario runner.
-DESKTOP_ONLY = ("desktop", "scenario")
+# Subpackages no board imports: the desktop board, the scenario runner, the browser board.
+DESKTOP_ONLY = ("desktop", "scenario", "browser")
 
 
 def mpy_cross_binary():
