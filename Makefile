@@ -74,9 +74,9 @@ web-build: web-tools
 test-web: $(WEB_STAMP) web-build
 	$(PY) -m pytest -q tests/web
 
-# Page weight and the time to a running simulator in chromium (tools/web_bench.py).
+# Page weight and the time to a running simulator in chromium (tools/web/bench.py).
 bench-web: $(WEB_STAMP) web-build
-	$(PY) tools/web_bench.py
+	$(PY) -m tools.web.bench
 
 # The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
 # clash (same module names), so each goes into a directory of its own, not into the venv.

@@ -14,7 +14,7 @@ tests do), a fresh profile each run: an empty cache and an empty IndexedDB, a fi
   pack, the boot: storage, config, the game a reload cut off), over RUNS runs; then the
   same with a warm cache and a flash holding a game (a reload).
 
-    python tools/web_bench.py [--runs N]
+    python -m tools.web.bench [--runs N]
 """
 
 import argparse
@@ -23,16 +23,11 @@ import gzip
 import http.server
 import os
 import statistics
-import sys
 import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "tests"))
-
-from web.conftest import CHROMIUM, CHROMIUM_ARGS, DIST  # noqa: E402  (one set of flags)
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, DIST  # the tests' own browser flags
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
