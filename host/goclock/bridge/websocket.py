@@ -34,6 +34,11 @@ from .peers import QUEUE_BYTES, Peer
 
 log = logging.getLogger("goclock.bridge")
 
+# The library's own log, kept above DEBUG whatever the bridge's level: at DEBUG it prints
+# every frame, and a login frame holds the password.
+_library_log = logging.getLogger("goclock.bridge.websockets")
+_library_log.setLevel(logging.INFO)
+
 LOGIN_TIMEOUT_S = 10.0
 MAX_FRAME = 64 * 1024
 
@@ -116,7 +121,7 @@ class WebEndpoint:
             max_size=MAX_FRAME,
             ssl=self.ssl,
             compression=None,
-            logger=logging.getLogger("goclock.bridge.websockets"),
+            logger=_library_log,
         )
         sock = self.server.sockets[0]
         self.port = sock.getsockname()[1]
