@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (fixtures imported from tests/support are parameters here)
 """`goclock bridge`: one process owns the clock's line and shares it (docs/bridge.md).
 
 The clock is the real firmware under the MicroPython unix port behind a pty, in virtual
@@ -37,7 +38,7 @@ def started(port, **options):
 
 
 @pytest.fixture
-def bridge(clock, runtime_dir):  # noqa: F811
+def bridge(clock, runtime_dir):
     b = started(clock.link)
     yield b
     b.stop()
@@ -155,7 +156,7 @@ def test_a_peer_killed_mid_request_leaves_nothing_behind(clock, bridge, capsys):
     assert json.loads(ok(capsys, "--port", clock.link, "--json", "status"))["state"] == "idle"
 
 
-def test_a_slow_peer_is_dropped_and_stalls_nobody(clock, runtime_dir, capsys):  # noqa: F811
+def test_a_slow_peer_is_dropped_and_stalls_nobody(clock, runtime_dir, capsys):
     b = started(clock.link, queue_bytes=8192)
     try:
         new_game(capsys, clock.link)
@@ -211,7 +212,7 @@ def test_the_line_dropped_and_back(clock, bridge, capsys):
         w.close()
 
 
-def test_one_bridge_per_port_and_stale_files_cleared(clock, bridge, runtime_dir, capsys):  # noqa: F811
+def test_one_bridge_per_port_and_stale_files_cleared(clock, bridge, runtime_dir, capsys):
     # Another bridge for the same clock, by its link or by the pty it resolves to: refused.
     for name in (clock.link, os.path.realpath(clock.link)):
         with pytest.raises(BridgeBusy):

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (fixtures imported from tests/support are parameters here)
 """The bridge's WebSocket endpoint: the web pages' line to the clock, and who may use it.
 
 A WebSocket on the user's machine is open to every page the browser shows, so: a page of
@@ -27,7 +28,7 @@ def clock(tmp_path):
 
 
 @pytest.fixture
-def web(clock, runtime_dir):  # noqa: F811
+def web(clock, runtime_dir):
     b = start_bridge(clock.link, web=True, origins=[PAGE, "http://localhost:8123"])
     b.wait_until(lambda s: s["line"] == "up")
     yield b
@@ -85,7 +86,7 @@ def test_a_program_without_an_origin_needs_the_token(web):
     assert refused(web.web_url) == 403
 
 
-def test_beyond_loopback_only_with_a_password(clock, runtime_dir):  # noqa: F811
+def test_beyond_loopback_only_with_a_password(clock, runtime_dir):
     with pytest.raises(BridgeError, match="only with a password"):
         start_bridge(clock.link, web=True, web_host="0.0.0.0", origins=[PAGE])
     # Refused before it listened or claimed anything: a bridge can start at once.
@@ -94,7 +95,7 @@ def test_beyond_loopback_only_with_a_password(clock, runtime_dir):  # noqa: F811
     b.stop()
 
 
-def test_the_password_is_asked_and_never_logged(clock, runtime_dir, caplog):  # noqa: F811
+def test_the_password_is_asked_and_never_logged(clock, runtime_dir, caplog):
     secret = "s3cret-hall-pass"
     caplog.set_level(logging.DEBUG, logger="goclock")
     b = start_bridge(clock.link, web=True, origins=[PAGE], password=secret)

@@ -107,6 +107,16 @@ class Hub:
             self._sync_watch()
         self._changed()
 
+    def set_watch(self, peer, on):
+        """A part of the bridge starts or stops watching (the hall publisher)."""
+        peer.watching = on
+        if on and self.state == "up" and not self._clock_watch:
+            self._clock_watch = True
+            self._request(self.loop.create_future(), "watch", {"on": True})
+        elif not on:
+            self._sync_watch()
+        self._changed()
+
     def watchers(self):
         return [p for p in self.peers if p.watching]
 
