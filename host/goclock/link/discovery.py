@@ -23,8 +23,10 @@ PROBE_TIMEOUT = 0.6
 
 def open_transport(port):
     """The line to `port`: through the bridge that owns it, if one runs; else the port."""
-    from ..bridge import client, runtime  # the bridge's side needs nothing but the socket
-
+    try:
+        from ..bridge import client, runtime  # the commands' side: a socket, no more
+    except ImportError:  # no fcntl (Windows): no bridge to find
+        return SerialTransport(port)
     info = runtime.lookup(port)
     if info is not None:
         return client.BridgeTransport(info)
