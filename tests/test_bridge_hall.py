@@ -249,3 +249,46 @@ def test_the_last_will_says_offline_when_the_bridge_dies(
             proc.kill()
             proc.wait()
         proc.stderr.close()
+
+
+def test_broker_restart_and_replug_while_publishing(
+    clock, runtime_dir, mosquitto, hall, tmp_path, capsys
+):
+    b = publisher(clock, mosquitto, tmp_path)
+    try:
+        hall.wait_json("online", lambda m: m["online"])
+        ok(capsys, "--port", clock.link, "config", "set", "sd", "1h")
+        ok(capsys, "--port", clock.link, "reset")
+        ok(capsys, "--port", clock.link, "press", "white")
+        play(capsys, clock, 2)
+        game = json.loads(ok(capsys, "--port", clock.link, "--json", "status"))["game"]
+
+        def has_move(n):
+            hall.wait(
+                lambda t, p: t.endswith("/log/%d" % game) and b'"move":%d,' % n in p, timeout=30
+            )
+
+        has_move(2)
+        # The broker restarts (its sessions and retained messages gone); a move meanwhile.
+        mark = hall.mark()
+        mosquitto.restart()
+        hall.wait_subscribed(2)
+        play(capsys, clock, 1)
+        has_move(3)
+        online = hall.wait_json("online", lambda m: m["online"], timeout=30, after=mark)
+        assert online["game"] == game
+        # The clock's cable pulled: the hall sees it offline; plugged in: online, and on.
+        mark = hall.mark()
+        clock.unplug()
+        assert hall.wait_json("online", lambda m: not m["online"], after=mark) == {"online": False}
+        clock.plug()
+        hall.wait_json("online", lambda m: m["online"], timeout=30, after=mark)
+        ok(capsys, "--port", clock.link, "resume")  # the game came back paused
+        clock.fw.wait(2000)
+        ok(capsys, "--port", clock.link, "press", "white")  # move 4 is White's
+        has_move(4)
+        got = slices(hall, game)
+        assert sorted(got) == list(range(1, max(got) + 1))  # every record, none missing
+        assert pulled(b, game).startswith(joined(got))
+    finally:
+        b.stop()
