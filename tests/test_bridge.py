@@ -130,6 +130,9 @@ def test_each_peer_gets_its_own_replies_whatever_its_ids(bridge):
         a.send('{"cmd":"status"}\n')
         r = a.until(lambda m: "ok" in m)[-1]
         assert r["id"] is None and r["ok"] is True
+        a.send(b'{"id":9,"cmd":"\xc0\xae"}\n')  # not UTF-8: forwarded as it came
+        bad = a.until(lambda m: "ok" in m)[-1]
+        assert bad["id"] is None and "UTF-8" in bad["error"], bad
         a.send(b"{" + b"x" * 2000 + b"}\n")
         assert a.until(lambda m: "ok" in m)[-1]["error"] == "request line over 1024 bytes"
     finally:

@@ -151,7 +151,7 @@ class Hub:
         except ValueError:
             req = None
         if not isinstance(req, dict) or not (req.get("id") is None or _is_id(req.get("id"))):
-            self._send(Entry(peer, None), raw.decode("utf-8", "surrogateescape"))
+            self._send(Entry(peer, None), raw)  # as it came: the clock says what is wrong
             return
         cid, has_id = req.get("id"), "id" in req
         cmd = req.get("cmd")

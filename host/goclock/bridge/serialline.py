@@ -41,7 +41,7 @@ class SerialLine:
         self._thread.start()
 
     def send(self, text):
-        """Queue one line for the clock (its newline is added)."""
+        """Queue one line for the clock (its newline is added): text, or bytes as they are."""
         self._out.put(text)
 
     def stop(self):
@@ -96,7 +96,7 @@ class SerialLine:
                 return
             try:
                 self._transport.write_line(text)
-            except GoclockError as exc:
+            except Exception as exc:  # the line is gone (or a bug): reopen it
                 self._fail(exc)
                 return
 
@@ -109,7 +109,7 @@ class SerialLine:
                 continue
             except ProtocolError:
                 continue  # an overlong line is dropped; the next one may be fine
-            except GoclockError as exc:
+            except Exception as exc:  # the line is gone (or a bug): reopen it
                 self._fail(exc)
                 return
             self.on_line(line)
