@@ -20,7 +20,7 @@ def test_log_slices_hold_a_record_and_the_marks_before_it():
         (6, 125, b'...\n{"event":"start","c":"2"}\n'),
     ]
     assert log[used:] == b".."  # marks with no record after them yet wait for the next
-    assert fmt.slice_payload(6, 125, b"x\n") == b"6 126\nx\n"
+    assert fmt.slice_payload(6, 126, b"x\n") == b"6 126\nx\n"
     assert fmt.slices(b'{"cut', 0, 0) == ([], 0)  # a record not whole yet: nothing
 
 
