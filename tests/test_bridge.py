@@ -18,17 +18,10 @@ import time
 import pytest
 
 from goclock.bridge import BridgeBusy, runtime, start_bridge
-from support.bridgeclock import PluggedClock, RawPeer, runtime_dir  # noqa: F401 (a fixture)
+from support.bridgeclock import RawPeer, clock, new_game, ok, runtime_dir  # noqa: F401
 from support.cli import own_home, run  # noqa: F401 (autouse)
 
 GOCLOCK = os.path.join(os.path.dirname(sys.executable), "goclock")
-
-
-@pytest.fixture
-def clock(tmp_path):
-    c = PluggedClock(tmp_path)
-    yield c
-    c.stop()
 
 
 def started(port, **options):
@@ -42,18 +35,6 @@ def bridge(clock, runtime_dir):
     b = started(clock.link)
     yield b
     b.stop()
-
-
-def ok(capsys, *argv):
-    rc, out, err = run(capsys, *argv)
-    assert rc == 0, (argv, err)
-    return out
-
-
-def new_game(capsys, port, tc=("sd", "3h")):
-    ok(capsys, "--port", port, "config", "set", *tc)
-    ok(capsys, "--port", port, "reset")
-    ok(capsys, "--port", port, "press", "white")  # White's button starts Black's clock
 
 
 class Process:

@@ -18,7 +18,7 @@ import pytest
 
 from goclock.bridge import start_bridge
 from goclock.bridge.hall import HallOptions
-from support.bridgeclock import PluggedClock, RawPeer, runtime_dir  # noqa: F401 (a fixture)
+from support.bridgeclock import RawPeer, clock, new_game, ok, runtime_dir  # noqa: F401
 from support.cli import own_home, run  # noqa: F401 (autouse)
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 from support.mqttsub import Subscriber
@@ -26,13 +26,6 @@ from support.mqttsub import Subscriber
 HALL, CLOCK = "club-open", "table-12"
 ROOT = "goclock/v1/%s/%s" % (HALL, CLOCK)
 GOCLOCK = os.path.join(os.path.dirname(sys.executable), "goclock")
-
-
-@pytest.fixture
-def clock(tmp_path):
-    c = PluggedClock(tmp_path)
-    yield c
-    c.stop()
 
 
 @pytest.fixture
@@ -49,12 +42,6 @@ def publisher(clock, mosquitto, tmp_path):
     b = start_bridge(clock.link, hall=opts)
     b.wait_until(lambda s: s["line"] == "up")
     return b
-
-
-def ok(capsys, *argv):
-    rc, out, err = run(capsys, *argv)
-    assert rc == 0, (argv, err)
-    return out
 
 
 def play(capsys, clock, moves):
@@ -104,9 +91,7 @@ def test_a_usb_clock_joins_the_hall(clock, runtime_dir, mosquitto, hall, tmp_pat
     try:
         online = hall.wait_json("online", lambda m: m["online"])
         assert online["board"] == "desktop" and online["version"]
-        ok(capsys, "--port", clock.link, "config", "set", "byo", "10m+3x30s")
-        ok(capsys, "--port", clock.link, "reset")
-        ok(capsys, "--port", clock.link, "press", "white")
+        new_game(capsys, clock.link, ("byo", "10m+3x30s"))
         play(capsys, clock, 4)
         ok(capsys, "--port", clock.link, "pause")
         pause = hall.wait_json("event", lambda m: m["event"] == "pause")
@@ -149,9 +134,7 @@ def test_commands_from_the_hall_through_the_whitelist(
     b = publisher(clock, mosquitto, tmp_path)
     try:
         hall.wait_json("online", lambda m: m["online"])
-        ok(capsys, "--port", clock.link, "config", "set", "sd", "1h")
-        ok(capsys, "--port", clock.link, "reset")
-        ok(capsys, "--port", clock.link, "press", "white")
+        new_game(capsys, clock.link, ("sd", "1h"))
 
         def cmd(payload, rid):
             mark = hall.mark()
@@ -185,9 +168,7 @@ def test_the_log_resumes_after_the_last_acknowledged_record(
 ):
     b = publisher(clock, mosquitto, tmp_path)
     try:
-        ok(capsys, "--port", clock.link, "config", "set", "sd", "1h")
-        ok(capsys, "--port", clock.link, "reset")
-        ok(capsys, "--port", clock.link, "press", "white")
+        new_game(capsys, clock.link, ("sd", "1h"))
         play(capsys, clock, 2)
         second = hall.wait_json("event", lambda m: m["event"] == "press" and m["move"] == 2)
         game = second["game"]
@@ -257,9 +238,7 @@ def test_broker_restart_and_replug_while_publishing(
     b = publisher(clock, mosquitto, tmp_path)
     try:
         hall.wait_json("online", lambda m: m["online"])
-        ok(capsys, "--port", clock.link, "config", "set", "sd", "1h")
-        ok(capsys, "--port", clock.link, "reset")
-        ok(capsys, "--port", clock.link, "press", "white")
+        new_game(capsys, clock.link, ("sd", "1h"))
         play(capsys, clock, 2)
         game = json.loads(ok(capsys, "--port", clock.link, "--json", "status"))["game"]
 

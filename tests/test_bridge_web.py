@@ -15,16 +15,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from goclock.bridge import BridgeError, runtime, start_bridge
-from support.bridgeclock import PluggedClock, runtime_dir  # noqa: F401 (a fixture)
+from support.bridgeclock import clock, runtime_dir  # noqa: F401 (fixtures)
 
 PAGE = "http://127.0.0.1:8123"  # the origin of the pages `goclock web` would serve
-
-
-@pytest.fixture
-def clock(tmp_path):
-    c = PluggedClock(tmp_path)
-    yield c
-    c.stop()
 
 
 @pytest.fixture

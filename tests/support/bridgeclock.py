@@ -21,6 +21,7 @@ import time
 import pytest
 
 from goclock.bridge import runtime
+from support.cli import run
 from support.firmware import boot
 
 
@@ -32,6 +33,28 @@ def runtime_dir(monkeypatch):
     monkeypatch.delenv("GOCLOCK_NO_BRIDGE", raising=False)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def clock(tmp_path):
+    """A simulated clock on a link that `replug()` moves (see PluggedClock)."""
+    c = PluggedClock(tmp_path)
+    yield c
+    c.stop()
+
+
+def ok(capsys, *argv):
+    """A `goclock` command, in this process, that must succeed; its output."""
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, (argv, err)
+    return out
+
+
+def new_game(capsys, port, tc=("sd", "3h")):
+    """A game on the clock with Black's clock running (White's button starts it)."""
+    ok(capsys, "--port", port, "config", "set", *tc)
+    ok(capsys, "--port", port, "reset")
+    ok(capsys, "--port", port, "press", "white")
 
 
 class PluggedClock:
