@@ -274,6 +274,8 @@ class Hub:
             self._order.popleft()
         self._by_id.pop(entry.bid, None)
         self._answer(entry, msg)
+        if not self._order:
+            self._changed()  # nothing waits for the clock any more
 
     def _answer(self, entry, msg):
         if entry.future is not None:
