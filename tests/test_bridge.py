@@ -121,6 +121,23 @@ def test_each_peer_gets_its_own_replies_whatever_its_ids(bridge):
         b.close()
 
 
+def test_a_flood_of_requests_is_bounded_and_each_answered(bridge):
+    flood, other = RawPeer(bridge), RawPeer(bridge)
+    try:
+        flood.send("".join('{"id":%d,"cmd":"status"}\n' % i for i in range(300)))
+        assert other.ask({"id": 1, "cmd": "info"})["ok"] is True  # not stalled behind it
+        replies = []
+        while len(replies) < 300:  # the refusals come at once, the clock's answers after
+            replies += [m for m in flood.until(lambda m: "ok" in m, timeout=30)[-1:]]
+        assert sorted(m["id"] for m in replies) == list(range(300))  # one reply each
+        refused = [m for m in replies if not m["ok"]]
+        assert all("too many requests waiting" in m["error"] for m in refused)
+        assert bridge.wait_until(lambda s: s["waiting"] == 0)["peers"] == 2
+    finally:
+        flood.close()
+        other.close()
+
+
 def test_a_peer_killed_mid_request_leaves_nothing_behind(clock, bridge, capsys):
     dead = RawPeer(bridge)
     # A whole request, then half of the next one, then the process is gone.

@@ -40,6 +40,7 @@ log = logging.getLogger("goclock.bridge")
 INFO_TIMEOUT_S = 3.0  # the clock's answer to the opening `info`
 REQUEST_TIMEOUT_S = 30.0  # a request the clock never answers is given up after this
 HELD_MAX = 256  # requests waiting for the line to be ready
+PEER_WAITING_MAX = 64  # requests of one peer with the clock at once; more are refused
 
 
 def dumps(obj):
@@ -150,6 +151,19 @@ class Hub:
             req = strictjson.loads(raw)
         except ValueError:
             req = None
+        cid = req.get("id") if isinstance(req, dict) and _is_id(req.get("id")) else None
+        if getattr(peer, "waiting", 0) >= PEER_WAITING_MAX:
+            peer.deliver(
+                dumps(
+                    {
+                        "id": cid,
+                        "ok": False,
+                        "error": "too many requests waiting "
+                        "for the clock (%d): read the replies first" % PEER_WAITING_MAX,
+                    }
+                )
+            )
+            return
         if not isinstance(req, dict) or not (req.get("id") is None or _is_id(req.get("id"))):
             self._send(Entry(peer, None), raw)  # as it came: the clock says what is wrong
             return
@@ -213,6 +227,8 @@ class Hub:
 
     def _send(self, entry, line):
         entry.sent = self._now()
+        if entry.peer is not None:
+            entry.peer.waiting += 1
         self._order.append(entry)
         if entry.bid is not None:
             self._by_id[entry.bid] = entry
@@ -257,6 +273,10 @@ class Hub:
             return
         self._reply(msg)
 
+    def _done(self, entry):
+        if entry.peer is not None:
+            entry.peer.waiting -= 1
+
     def _reply(self, msg):
         rid = msg["id"]
         if rid is None:
@@ -278,6 +298,7 @@ class Hub:
             self._changed()  # nothing waits for the clock any more
 
     def _answer(self, entry, msg):
+        self._done(entry)
         if entry.future is not None:
             if not entry.future.done():
                 entry.future.set_result(msg)
@@ -296,6 +317,7 @@ class Hub:
         peer.deliver(dumps(msg))
 
     def _give_up(self, entry, why, offline=False):
+        self._done(entry)
         self._by_id.pop(entry.bid, None)
         msg = {"id": entry.cid if entry.bid is not None else None, "ok": False, "error": why}
         if offline:

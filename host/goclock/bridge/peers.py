@@ -34,6 +34,7 @@ class Peer:
         self.name = name
         self.watching = False
         self.closed = False
+        self.waiting = 0  # its requests with the clock (the hub bounds them)
         self.queue_bytes = queue_bytes
         self.reader = LineReader(MAX_REQUEST)
         self._queue = collections.deque()
