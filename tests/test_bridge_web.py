@@ -9,6 +9,7 @@ endpoint does not even start without a password (never logged). Real WebSocket c
 
 import json
 import logging
+import os
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -56,6 +57,17 @@ def test_the_page_it_served_talks_to_the_clock(web):
                 replies.append(msg)
         assert replies[0]["id"] == 3 and replies[0]["state"] == "idle"
         assert replies[1] == {"id": 4, "ok": False, "error": "no clock is running"}
+
+
+def test_a_running_bridge_tells_its_web_address_to_its_user(web, clock, runtime_dir):
+    from goclock.bridge import running
+
+    info = running(clock.link)
+    assert info["web_url"] == web.web_url and info["token"] == web.token
+    assert info["needs_login"] is False
+    for f in os.listdir(runtime_dir):  # the token's file: this user's alone
+        if f.endswith(".json"):
+            assert os.stat(os.path.join(runtime_dir, f)).st_mode & 0o077 == 0
 
 
 def test_a_page_of_another_origin_is_refused(web):

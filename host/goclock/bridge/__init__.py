@@ -8,6 +8,8 @@
     bridge.socket_path      # the Unix socket every `goclock` command finds by itself
     bridge.stop()
 
+    running("/dev/ttyACM0")  # a bridge started elsewhere: its pid, web_url, token; or None
+
 The parts: serialline.py (the port, its threads, reopening it), hub.py (requests,
 replies, watch and events among the peers), peers.py (bounded queues; the Unix socket's
 peers), websocket.py (the web pages' endpoint), runtime.py (how commands find a running
@@ -15,7 +17,15 @@ bridge), client.py (the commands' side), hall.py (MQTT publishing for a clock wi
 Wi-Fi). docs/bridge.md says how to use it.
 """
 
-__all__ = ["Bridge", "BridgeBusy", "BridgeError", "start_bridge"]
+__all__ = ["Bridge", "BridgeBusy", "BridgeError", "running", "start_bridge"]
+
+
+def running(port):
+    """The bridge already running for `port`, as its info: {"pid", "port", "socket"}, and
+    "web_url", "token", "needs_login" when it serves web pages; None when none runs."""
+    from . import runtime
+
+    return runtime.lookup(port)
 
 
 def __getattr__(name):

@@ -150,6 +150,9 @@ class Bridge:
             except WebConfigError as exc:
                 raise BridgeError(str(exc)) from None
             await self.web.start()
+            self.registration.publish(
+                web_url=self.web.url, token=self.web.token, needs_login=self.web.needs_login
+            )
         if self._hall_options is not None:
             from .hall import HallPublisher
 

@@ -5,7 +5,8 @@ resolves to: `/dev/serial/by-id/usb-…` and `/dev/ttyACM0` are the same clock; 
 URL is its own name) in the runtime folder:
 
     <name>.lock    held locked (flock) by the bridge for as long as it runs
-    <name>.json    {"pid", "port", "socket", "started"}: where to reach it
+    <name>.json    {"pid", "port", "socket", "started"}: where to reach it (0600); with
+                   "web_url", "token", "needs_login" when it serves web pages
     <name>.sock    its Unix socket (mode 0600: only this user reaches it)
 
 `<name>` is a hash of the port's name, so any path length fits a socket's 108 bytes. A
@@ -75,6 +76,14 @@ class Registration:
         self.port = port
         self.socket_path = socket_path
         self._held = {}  # name -> open lock file
+        self.extra = {}
+
+    def publish(self, **fields):
+        """Add fields to every info file (the WebSocket's address and token, for a web
+        command that finds this bridge running: the folder is this user's alone)."""
+        self.extra.update(fields)
+        for name in self._held:
+            self._write(name)
 
     def claim(self, port_now=None):
         """Register every current name of the port (called again after a replug: the
@@ -93,18 +102,24 @@ class Registration:
                     "a goclock bridge (pid %s) already owns %s"
                     % ((other or {}).get("pid", "?"), name)
                 ) from None
-            info = {
-                "pid": os.getpid(),
-                "port": self.port,
-                "name": name,
-                "socket": self.socket_path,
-                "started": int(time.time()),
-            }
-            tmp = stem + ".json.new"
-            with open(tmp, "w") as f:
-                json.dump(info, f)
-            os.replace(tmp, stem + ".json")
             self._held[name] = lock
+            self._write(name)
+
+    def _write(self, name):
+        stem = _stem(name)
+        info = {
+            "pid": os.getpid(),
+            "port": self.port,
+            "name": name,
+            "socket": self.socket_path,
+            "started": int(time.time()),
+        }
+        info.update(self.extra)
+        tmp = stem + ".json.new"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(info, f)
+        os.replace(tmp, stem + ".json")
 
     def release(self):
         for name, lock in self._held.items():
