@@ -204,7 +204,7 @@ def test_a_record_torn_at_any_point_is_never_served_and_the_game_goes_on(seed):
     flash = base.pool.bdev
     good = whole(base)
     flash.cut_at = flash.ops + 1  # the next page program is cut short
-    flash._rnd = seed
+    flash.seed = seed
     base.record("press", 99000, 1, 777, (("pad", "z" * (seed * 7)),))
     assert flash.dead  # the cut came during this record
     # boot on what the flash holds
