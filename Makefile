@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
-	rp2-images test-rp2 measure-rp2 voice-tools voice-score
+	rp2-images test-rp2 measure-rp2 voice-tools voice-score soak
 
 all: test
 
@@ -97,6 +97,13 @@ measure-rp2: rp2-images
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
 	$(PY) tools/bench_heap.py
+
+# A power cut at every flash operation of many seeds' workloads, with every tear (tens of
+# minutes; tests/test_powercut.py runs a part of it in `make test`). SOAK_ARGS: see
+# tools/powercut_soak.py (--seeds, --geometries, --tears, --every, --engine micropython).
+SOAK_ARGS ?=
+soak: $(STAMP)
+	$(PY) tools/powercut_soak.py $(SOAK_ARGS)
 
 # tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
 bench: $(STAMP)

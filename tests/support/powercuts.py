@@ -29,45 +29,64 @@ class Result:
         self.kinds = {}  # what the run did: action kinds acknowledged
 
 
-def cut_everywhere(seed, geometry="pico", actions=200, tears=None, every=1, start=0):
-    """Cut the mixed workload of `seed` at every `every`-th operation from `start`, each with
-    the tears `tears` (None: one tear per cut, taken in turn). Returns a Result."""
-    run = workload.play(seed, 0, actions, geometry, trace=True, mix=True)
+def cut_everywhere(seed, geometry="pico", actions=200, mix="all", tears=None, every=1, start=0):
+    """Cut the workload of `seed` (support/workload.py's `play`) at every `every`-th
+    operation from `start`, each with the tears `tears` (None: one tear per cut, taken in
+    turn). Returns a Result."""
+    run = workload.play(seed, 0, actions, geometry, trace=True, mix=mix)
     res = Result(seed, geometry)
     res.ops = run.ops
     for a in run.acks:
         res.kinds[a[0]] = res.kinds.get(a[0], 0) + 1
-    flash = run.flash
-    ram = bytearray(b"\xff" * (flash.block_size * flash.block_count))
-    seed_flash = flash.seed
-    for n in range(1, len(flash.trace) + 1):
-        kind, addr, data = flash.trace[n - 1]
+    for n, ram in _before_each(run):
+        if n < start or (n - start) % every:
+            continue
         truth = run.op_truth[n]
-        if n >= start and (n - start) % every == 0:
-            if truth is None:
-                res.skipped += 1
-            else:
-                for tear in tears or (TEARS[(n + seed) % len(TEARS)],):
-                    image = bytearray(ram)
-                    rnd = tear_random(seed_flash, n)
-                    if kind == ERASE:
-                        torn_erase(image, addr, data, rnd, tear)
-                    else:
-                        torn_program(image, addr, data, rnd, tear)
-                    problems, regained = workload.check_image(image, truth, run.acks, geometry)
-                    res.cuts += 1
-                    if problems:
-                        res.failures.append((n, tear, problems))
-                    if regained is not None and regained > res.worst_regain:
-                        res.worst_regain = regained
-        if kind == ERASE:
-            ram[addr : addr + data] = b"\xff" * data
-        else:
-            _program(ram, addr, data)
+        if truth is None:
+            res.skipped += 1
+            continue
+        for tear in tears or (TEARS[(n + seed) % len(TEARS)],):
+            image = _torn(run, n, ram, tear)
+            problems, regained = workload.check_image(image, truth, run.acks, geometry)
+            res.cuts += 1
+            if problems:
+                res.failures.append((n, tear, problems))
+            if regained is not None and regained > res.worst_regain:
+                res.worst_regain = regained
     workload.release(run.session.fs)
     return res
 
 
-def _program(ram, addr, data):
-    for i in range(len(data)):
-        ram[addr + i] &= data[i]
+def image_at(run, n, tear):
+    """(the flash a cut at operation `n` of traced `run` leaves, the Truth to check it by)."""
+    for k, ram in _before_each(run):
+        if k == n:
+            return _torn(run, n, ram, tear), run.op_truth[n]
+    raise ValueError("no operation %d" % n)
+
+
+def _before_each(run):
+    """(n, the flash just before operation n), for each operation of traced `run` in turn
+    (the same bytearray each time, moved on: copy it to keep it)."""
+    flash = run.flash
+    ram = bytearray(b"\xff" * (flash.block_size * flash.block_count))
+    n = 0
+    for kind, addr, data in flash.trace:
+        n += 1
+        yield n, ram
+        if kind == ERASE:
+            ram[addr : addr + data] = b"\xff" * data
+        else:
+            for i in range(len(data)):
+                ram[addr + i] &= data[i]
+
+
+def _torn(run, n, ram, tear):
+    kind, addr, data = run.flash.trace[n - 1]
+    image = bytearray(ram)
+    rnd = tear_random(run.flash.seed, n)
+    if kind == ERASE:
+        torn_erase(image, addr, data, rnd, tear)
+    else:
+        torn_program(image, addr, data, rnd, tear)
+    return image

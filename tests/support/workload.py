@@ -31,6 +31,7 @@ Plain MicroPython-compatible Python: the same file runs under the unix port.
 import json
 
 from goclockfw.core import gameclock
+from goclockfw.storage import chunks
 from goclockfw.storage.configstore import validate_config, validate_presets
 from goclockfw.storage.logline import verify_bytes
 from support.cutflash import CutFlash
@@ -40,7 +41,7 @@ from support.sessions import make_session
 # Flash geometries: the Pico's blocks on a small flash, and 1 KB blocks (games of many
 # parts, recycled chunks and finished games dropped for room within a few hundred
 # actions; "tiny" is so small that a long game gives up its own oldest parts).
-GEOMETRIES = {"pico": (4096, 48), "small": (1024, 72), "tiny": (1024, 44)}
+GEOMETRIES = {"pico": (4096, 48), "small": (1024, 72), "tiny": (1024, 44), "pico-full": (4096, 28)}
 BLOCKS = GEOMETRIES["pico"][1]
 TC = {"type": "byoyomi", "main": 20, "periods": 3, "period": 10}
 # Time controls the workload configures and pushes as presets: short, so games reach
@@ -52,6 +53,9 @@ TCS = (
     {"type": "fischer", "main": 30, "increment": 3},
     {"type": "canadian", "main": 15, "moves": 5, "period": 30},
 )
+# One long game: byo-yomi from the first move, periods long enough that the clock has
+# quiet moments for the flash's upkeep between calls.
+MARATHON_TC = {"type": "byoyomi", "main": 0, "periods": 5, "period": 30}
 REGAIN_MS = 2000
 
 
@@ -69,8 +73,9 @@ class Truth:
         self.games = games  # the games the journal held when the action began
         self.removing = ()  # of those, the ones the action removed
         self.now = run.now
-        self.live = None  # (state, turn, moves, status at now, game, tc) after the action
+        self.live = None  # (state, turn, moves, status at now, tc) after the action
         self.current = None  # the game being written after the action
+        self.ended = run.ended  # the game that had ended (lost on time, say) before it
 
     def settle(self, run):
         s = run.session
@@ -101,6 +106,7 @@ class Run:
         self.booted_at = 0  # operations of formatting and the first boot (no checks there)
         self.truth = None  # of the action under way, once it has touched the flash
         self.known = []  # the games the journal held after the last action answered
+        self.ended = None  # the game whose end (a flag) was acknowledged: shown as ended
         self._games = ()
         self.tracing = trace
         if trace:
@@ -116,8 +122,12 @@ class Run:
     def begin_action(self):
         """An action starts: operations from here on belong to it."""
         self.truth = None
-        if self.tracing and self.session is not None:
-            self._games = list(self.session.journal.games)
+        s = self.session
+        if s is not None:
+            ended = s.clock.state == gameclock.ENDED
+            self.ended = s.journal.current if ended else None
+            if self.tracing:
+                self._games = list(s.journal.games)
 
     def end_action(self):
         if self.truth is not None:
@@ -136,11 +146,44 @@ def _alive(run):
     return not run.flash.dead
 
 
-def play(seed, cut_at, actions=60, geometry="pico", tear="prefix", trace=False, mix=False):
-    """The workload of `seed`; `mix`: the whole mix of actions (else presses, pauses,
-    volume writes and resets only, as the project's first power-cut test had them)."""
+def names(seed):
+    """Chunk names drawn from `seed` (chunks._nonce's are random): the same run, the same
+    blocks, every time."""
+    state = [(seed * 40503 + 7) & 0x3FFFFFFF or 1]
+
+    def nonce(salt):
+        out = ""
+        for _ in range(4):
+            state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
+            out += "%04x" % ((state[0] >> 8) & 0xFFFF)
+        return out
+
+    return nonce
+
+
+class _Names:
+    """`with _Names(seed):` chunks get their names from `names(seed)`."""
+
+    def __init__(self, seed):
+        self.nonce = names(seed)
+
+    def __enter__(self):
+        self.saved = chunks._nonce
+        chunks._nonce = self.nonce
+
+    def __exit__(self, *exc):
+        chunks._nonce = self.saved
+
+
+def play(seed, cut_at, actions=60, geometry="pico", tear="prefix", trace=False, mix=None):
+    """The workload of `seed`. `mix`: None for presses, pauses, volume writes and resets
+    only (the project's first power-cut test); "all" for everything above; "marathon" for
+    one long game in byo-yomi with the arbiter's config and presets writes while paused
+    (no reset, no clear: on a small flash it outgrows the flash and gives up its oldest
+    parts behind snapshots)."""
     run = Run(seed, cut_at, geometry, tear, trace)
-    _play(run, actions, mix)
+    with _Names(seed):
+        _play(run, actions, mix)
     run.ops = run.flash.ops
     if run.cut_now is None:
         run.cut_now = run.now
@@ -161,7 +204,9 @@ def _play(run, actions, mix):
     run.booted_at = run.flash.ops
     run.configs = [_json(s.store.config)]
     run.presets = [_json(s.store.presets)]
-    if not _config(run, TC, 7) or not _do(run, lambda: s.reset(None)):
+    if not _config(run, MARATHON_TC if mix == "marathon" else TC, 7):
+        return
+    if not _do(run, lambda: s.reset(None)):
         return
     for _ in range(actions):
         _one(run, s, rnd, mix)
@@ -186,7 +231,7 @@ def _one(run, s, rnd, mix):
     c = s.clock
     if c.state == gameclock.IDLE:
         if mix and r < 24:
-            _setup(run, s, rnd, r)
+            _setup(run, s, rnd, mix)
         else:
             _do(run, lambda: s.button_press(1 - s.tc.first, run.now))
     elif c.state == gameclock.RUNNING:
@@ -206,7 +251,7 @@ def _one(run, s, rnd, mix):
         elif r < 45 and not mix:
             _reset(run, s, None)
         elif mix and r < 50:
-            _setup(run, s, rnd, r)
+            _setup(run, s, rnd, mix)
         else:
             _do(run, s.resume)
     else:  # ended: a new game (or first the logs cleared)
@@ -215,9 +260,11 @@ def _one(run, s, rnd, mix):
         _reset(run, s, _preset(run, s, rnd) if mix else None)
 
 
-def _setup(run, s, rnd, r):
+def _setup(run, s, rnd, mix):
     """Something an arbiter does between games or while paused."""
     k = _rand(rnd) % 100
+    if mix == "marathon":
+        k = 35 if k < 30 else 0  # presets or the volume: the game goes on
     if k < 20:
         _config(run, None, _rand(rnd) % 11)
     elif k < 30:
@@ -263,8 +310,9 @@ def _removed(run):
 
 
 def _reset(run, s, preset):
-    game = s.journal.current
-    if _do(run, lambda: s.reset(preset)):
+    # A game set up but not started is set up again under its own id: nothing ends.
+    game = s.journal.current if s.records.started else None
+    if _do(run, lambda: s.reset(preset)) and game is not None:
         run.acks.append(("reset", game))
 
 
@@ -344,7 +392,8 @@ def check_image(image, truth, acks, geometry="pico"):
     after = CutFlash(block, blocks)
     after.load(image)
     try:
-        b = make_session(after, now=truth.now + 5000, fresh=False)
+        with _Names(truth.now + 1):
+            b = make_session(after, now=truth.now + 5000, fresh=False)
     except OSError as e:
         return ["boot failed: %r" % (e,)], None
     try:
@@ -408,7 +457,9 @@ def _check(truth, acks, b):
     # The running side's time: the boot gives back at most 2 s, takes nothing.
     state, turn, moves_made, truth_status, tc = truth.live
     same_game = b.journal.current == truth.current
-    if same_game and state == gameclock.RUNNING and b.clock.moves_made == moves_made:
+    # (A clock idle at the boot never started: the start was not acknowledged.)
+    started = b.clock.state != gameclock.IDLE
+    if same_game and started and state == gameclock.RUNNING and b.clock.moves_made == moves_made:
         tc = json.loads(json.dumps(tc))
         got = b.clock.status(b.now)
         side = ("black", "white")[turn]
@@ -422,6 +473,9 @@ def _check(truth, acks, b):
                 problems.append(
                     "the side not to move changed: %r %r" % (got[other], truth_status[other])
                 )
-    if state == gameclock.ENDED and same_game and b.clock.state != gameclock.ENDED:
-        problems.append("a finished game came back as %s" % b.clock.state)
+    # A game whose end was acknowledged (its flag's record written, then told) stays ended;
+    # one that ended in the action the cut fell in may come back paused just before.
+    if truth.ended is not None and b.journal.current == truth.ended:
+        if b.clock.state != gameclock.ENDED:
+            problems.append("a finished game came back as %s" % b.clock.state)
     return problems, regained
