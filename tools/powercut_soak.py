@@ -46,7 +46,7 @@ for line in open(sys.argv[1]):
     res = powercuts.cut_everywhere(seed, geometry, actions, mix, tears, every)
     print(json.dumps({"geometry": geometry, "seed": seed, "ops": res.ops, "cuts": res.cuts,
                       "failures": res.failures[:5], "failed": len(res.failures),
-                      "worst": res.worst_regain}))
+                      "problems": res.problems, "worst": res.worst_regain}))
 """
 
 
@@ -76,6 +76,7 @@ def run_cpython(jobs):
             "cuts": res.cuts,
             "failures": res.failures[:5],
             "failed": len(res.failures),
+            "problems": res.problems,
             "worst": res.worst_regain,
         }
 
@@ -117,7 +118,10 @@ def main():
     started = time.time()
     cuts = ops = failed = worst = 0
     bad = []
+    kinds = {}
     for r in run(jobs):
+        for k, v in r["problems"].items():
+            kinds[k] = kinds.get(k, 0) + v
         cuts += r["cuts"]
         ops += r["ops"]
         failed += r["failed"]
@@ -134,6 +138,8 @@ def main():
         "%d failed; worst time given back to the running side %d ms"
         % (args.engine, len(jobs), ops, cuts, took, 1000 * took / max(cuts, 1), failed, worst)
     )
+    for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        print("%6d cuts: %s" % (v, k))
     for geometry, seed, (n, tear, problems) in bad[:20]:
         print("FAILED %s seed %d operation %d (%s): %s" % (geometry, seed, n, tear, problems[:3]))
     return 1 if failed else 0

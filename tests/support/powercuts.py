@@ -27,6 +27,7 @@ class Result:
         self.failures = []  # (operation, tear, problems)
         self.worst_regain = 0
         self.kinds = {}  # what the run did: action kinds acknowledged
+        self.problems = {}  # each kind of problem found (numbers left out): how many cuts
 
 
 def cut_everywhere(seed, geometry="pico", actions=200, mix="all", tears=None, every=1, start=0):
@@ -51,6 +52,8 @@ def cut_everywhere(seed, geometry="pico", actions=200, mix="all", tears=None, ev
             res.cuts += 1
             if problems:
                 res.failures.append((n, tear, problems))
+                kind = _kind(problems[0])
+                res.problems[kind] = res.problems.get(kind, 0) + 1
             if regained is not None and regained > res.worst_regain:
                 res.worst_regain = regained
     workload.release(run.session.fs)
@@ -90,3 +93,18 @@ def _torn(run, n, ram, tear):
     else:
         torn_program(image, addr, data, rnd, tear)
     return image
+
+
+def _kind(problem):
+    """A problem's text with its numbers left out: "game # log: [(#, 'checksum mismatch')]"."""
+    out = ""
+    digits = False
+    for ch in problem[:80]:
+        if "0" <= ch <= "9":
+            if not digits:
+                out += "#"
+            digits = True
+        else:
+            out += ch
+            digits = False
+    return out
