@@ -196,6 +196,22 @@ def test_no_state_a_cut_leaves_the_newline_after_marks_in_reads_as_one_mark_more
         assert j2.scan(gid).marks == 3, hex(v)
 
 
+def test_a_part_an_earlier_firmware_wrote_after_a_claim_without_its_newline_is_read():
+    """The earlier firmware programmed a claim in one go; a cut that left its newline out
+    left a set-up game it reopened and wrote into that part. Its log is still read."""
+    flash = CutFlash(BLOCK, 32)
+    j = journal(flash)
+    ready(j)
+    gid = game(j, 3, pad=10)
+    before = whole(j)
+    i = j.games[gid][0]
+    at = j.pool.blocks[i] * BLOCK + CLAIM_AT + 11
+    assert flash._ram[at] == 0x0A
+    flash._ram[at] = 0xFF  # as if the newline had never been programmed
+    j2 = boot(flash)
+    assert j2.ids() == [gid] and whole(j2, gid) == before
+
+
 @pytest.mark.parametrize("seed", range(1, 21))
 @pytest.mark.parametrize("tear", TEARS)
 def test_progress_marks_before_a_torn_byte_still_count(seed, tear):

@@ -202,7 +202,7 @@ class Journal:
         self.games = {}
         self.spares = []
         self.dirty = []
-        head = bytearray(DATA_AT)
+        head = bytearray(DATA_AT + 1)
         clearing = []
         for i in range(len(pool)):
             if pool.blocks[i] < 0:
@@ -214,7 +214,11 @@ class Journal:
                 continue
             gid = _digits(head, CLAIM_AT + 1, 5)
             part = _digits(head, CLAIM_AT + 7, 4)
-            whole = head[CLAIM_AT] == LIVE and head[END] == _NL and gid > 0 and part >= 0
+            # A claim is whole with its newline. (An earlier firmware wrote the claim in one
+            # program and, after a cut that left the newline out, wrote the game into the
+            # part: a claim without its newline whose part holds data is its.)
+            end = head[END] == _NL or (head[END] == _ERASED and head[DATA_AT] != _ERASED)
+            whole = head[CLAIM_AT] == LIVE and end and gid > 0 and part >= 0
             if whole and head[SEP] == CLEARING:
                 clearing.append((gid, i))  # a clear cut short: finished below
                 self.dirty.append(i)
