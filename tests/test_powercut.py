@@ -16,7 +16,7 @@ A cut at *every* operation, fast: each workload is played once and its operation
 replayed with a boot at each (support/powercuts.py), which
 `test_a_replayed_cut_is_the_cut_itself` checks against runs really cut. Seeded: the same
 cuts every run. `make soak` runs the same at every operation of many more seeds, each
-with every tear (tools/powercut_soak.py).
+with every tear (tests/test_powercut_soak.py, skipped otherwise).
 """
 
 import json
