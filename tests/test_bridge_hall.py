@@ -18,7 +18,7 @@ import pytest
 
 from goclock.bridge import start_bridge
 from goclock.bridge.hall import HallOptions
-from support.bridgeclock import RawPeer, clock, new_game, ok, runtime_dir  # noqa: F401
+from support.bridgeclock import PluggedClock, RawPeer, clock, new_game, ok, runtime_dir  # noqa: F401
 from support.cli import own_home, run  # noqa: F401 (autouse)
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 from support.mqttsub import Subscriber
@@ -271,3 +271,32 @@ def test_broker_restart_and_replug_while_publishing(
         assert pulled(b, game).startswith(joined(got))
     finally:
         b.stop()
+
+
+def test_a_wiped_clock_is_not_taken_for_the_old_one(
+    clock, runtime_dir, mosquitto, hall, tmp_path, capsys
+):
+    b = publisher(clock, mosquitto, tmp_path)
+    try:
+        new_game(capsys, clock.link, ("sd", "1h"))
+        play(capsys, clock, 3)
+        third = hall.wait_json("event", lambda m: m["event"] == "press" and m["move"] == 3)
+        hall.wait(lambda t, p: t.endswith("/log/1") and p.startswith(b"%d " % third["rec"]))
+    finally:
+        b.stop()
+    clock.stop()
+    # Another clock (a fresh flash: its games counted from 1 again) on the same bridge state.
+    other = PluggedClock(tmp_path / "wiped")
+    try:
+        mark = hall.mark()
+        b = publisher(other, mosquitto, tmp_path)
+        try:
+            new_game(capsys, other.link, ("sd", "1h"))
+            play(capsys, other, 1)
+            hall.wait(lambda t, p: t.endswith("/log/1") and b'"move":1,' in p, after=mark)
+            recs = [int(p.split(b" ", 1)[0]) for t, p, r in hall.messages[mark:] if "/log/" in t]
+            assert recs[0] == 1  # from its start, not from the old clock's cursor
+        finally:
+            b.stop()
+    finally:
+        other.stop()

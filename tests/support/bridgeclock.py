@@ -62,6 +62,7 @@ class PluggedClock:
 
     def __init__(self, folder):
         self.folder = str(folder)
+        os.makedirs(self.folder, exist_ok=True)
         self.flash = os.path.join(self.folder, "flash")
         self.link = os.path.join(self.folder, "ttyGOCLOCK")
         self.fw = None

@@ -14,7 +14,7 @@ an MQTT broker with paho-mqtt (PyPI; EPL-2.0 or EDL-1.0):
   number in the game's log, found by reading the log; null for events not logged);
 - `log/<game>` (QoS 1): the log in slices, each a record with the mark lines before it,
   pulled with `logs.get` from the record after the last one the broker acknowledged
-  (PUBACK). That cursor is kept on disk per clock and game (`<state_dir>/<hall>-<clock>.json`),
+  (PUBACK). That cursor is kept on disk per clock and game (`<state_dir>/<hall>+<clock>.json`),
   so a restart, a broker outage or a replug resends from there: never a gap; perhaps a
   few records twice, which the hall drops by `rec`;
 - `cmd` -> the clock, through the whitelist, answered on `reply`.
@@ -68,7 +68,9 @@ def parse_broker(text):
 
 
 class Cursor:
-    """How far the broker has each game's log: {game: [rec, offset]}, on disk."""
+    """How far the broker has each game's log: {game: [rec, offset, c]}, on disk; `c` is
+    that record's checksum, which tells this clock's game from another's of the same
+    number (a clock whose flash was wiped counts its games from 1 again)."""
 
     def __init__(self, path):
         self.path = path
@@ -76,17 +78,20 @@ class Cursor:
         try:
             with open(path) as f:
                 data = json.load(f)
-            self.games = {int(g): [int(r), int(o)] for g, (r, o) in data.get("games", {}).items()}
-        except (OSError, ValueError, TypeError, AttributeError):
+            self.games = {
+                int(g): [int(v[0]), int(v[1]), str(v[2])] for g, v in data["games"].items()
+            }
+        except (OSError, ValueError, TypeError, AttributeError, KeyError, IndexError):
             pass  # no cursor yet (or a damaged one): the logs are sent from their start
 
     def get(self, game):
-        return tuple(self.games.get(game, (0, 0)))
+        """(rec, offset, checksum) of the last record the broker has; (0, 0, None)."""
+        return tuple(self.games.get(game, (0, 0, None)))
 
-    def advance(self, game, rec, offset):
-        if rec <= self.games.get(game, (0, 0))[0]:
+    def advance(self, game, rec, offset, c):
+        if rec <= self.games.get(game, (0, 0, None))[0]:
             return
-        self.games[game] = [rec, offset]
+        self.games[game] = [rec, offset, c]
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         tmp = self.path + ".new"
         with open(tmp, "w") as f:
@@ -113,7 +118,7 @@ class HallPublisher:
         self.o = options
         self.root = fmt.root(options.hall, options.clock)
         state_dir = options.state_dir or os.path.join(presets.home(), "bridge")
-        self.cursor = Cursor(os.path.join(state_dir, "%s-%s.json" % (options.hall, options.clock)))
+        self.cursor = Cursor(os.path.join(state_dir, "%s+%s.json" % (options.hall, options.clock)))
         self.loop = hub.loop
         self.peer = InternalPeer(hub, "hall %s/%s" % (options.hall, options.clock), self._line)
         self.connected = False
@@ -332,7 +337,15 @@ class HallPublisher:
     async def _sync_game(self, game):
         g = self.logs.get(game)
         if g is None:
-            g = self.logs[game] = GameLog(game, self.cursor.get(game))
+            rec, offset, c = self.cursor.get(game)
+            if offset and not await self._same_log(game, offset, c):
+                log.warning(
+                    "hall: game %d on the clock is not the one the cursor knows (a new flash?): "
+                    "its log is sent from the start",
+                    game,
+                )
+                rec, offset = 0, 0
+            g = self.logs[game] = GameLog(game, (rec, offset))
         rec, offset = g.sent
         data = b""
         while self.connected:
@@ -340,10 +353,8 @@ class HallPublisher:
                 "logs.get", game=game, offset=offset + len(data), length=CHUNK
             )
             if not r.get("ok"):
-                if "no such" in str(r.get("error", "")) or "unknown game" in str(
-                    r.get("error", "")
-                ):
-                    g.ended = True
+                if str(r.get("error", "")).startswith("no game"):
+                    g.ended = True  # cleared from the clock: nothing more will come
                 return
             data += base64.b64decode(r.get("data") or "")
             if r.get("eof") or not r.get("data"):
@@ -365,6 +376,21 @@ class HallPublisher:
             if g.records[rec_no].get("event") == "end":
                 g.ended = True
 
+    async def _same_log(self, game, offset, c):
+        """Does the clock's log of `game` have the record with checksum `c` end at `offset`?"""
+        start = max(0, offset - CHUNK)
+        r = await self.hub.request("logs.get", game=game, offset=start, length=offset - start)
+        if not r.get("ok"):
+            return False
+        data = base64.b64decode(r.get("data") or "")
+        if len(data) != offset - start or not data.endswith(b"\n"):
+            return False
+        try:
+            last = json.loads(data[:-1].rsplit(b"\n", 1)[-1])
+        except ValueError:
+            return False
+        return isinstance(last, dict) and last.get("c") == c
+
     def _acked(self, mid):
         found = self._mids.pop(mid, None)
         if found is None:
@@ -378,7 +404,7 @@ class HallPublisher:
         upto = min(g.unacked) - 1 if g.unacked else g.sent[0]
         if upto > g.acked[0] and upto in g.ends:
             g.acked = (upto, g.ends[upto])
-            self.cursor.advance(game, upto, g.ends[upto])
+            self.cursor.advance(game, upto, g.ends[upto], g.records.get(upto, {}).get("c"))
             for r in [r for r in g.ends if r < upto]:
                 del g.ends[r]
 
