@@ -14,7 +14,7 @@ numbers spelled out) and compared by edit distance. A clip counts as
 The counts "1".."10" are also reported apart: a lone syllable without context is hard
 for a machine listener; people at a board know a count is coming.
 
-Run: python tools/voice/listen.py [--json OUT] PACK_DIR [PACK_DIR ...]
+Run: python -m tools.voice.listen [--json OUT] PACK_DIR [PACK_DIR ...]
 (a pack directory holds manifest.json and the clips: PCM or IMA ADPCM WAV).
 """
 
@@ -29,11 +29,8 @@ import tempfile
 import time
 import wave
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-import wavio  # noqa: E402
+from .. import ROOT
+from . import wavio
 
 MODEL_DIR = os.path.join(ROOT, "build", "voice", "whisper-base")
 
@@ -41,9 +38,9 @@ MODEL_DIR = os.path.join(ROOT, "build", "voice", "whisper-base")
 # elsewhere) and its instruction set by what the processor has; each choice rounds a little
 # differently, and on clips this short that moved the ja pack's score by a clip or two (43
 # or 44 of 51 for the same files on one machine, 45 on the one its earlier figures came
-# from). One choice, which nearly every x86-64 processor of the last ten years runs, so that the figures come
-# out the same elsewhere; set either variable to choose otherwise. (Read when ctranslate2
-# is first imported: through faster_whisper, after this.)
+# from). One choice, which nearly every x86-64 processor of the last ten years runs, so
+# that the figures come out the same elsewhere; set either variable to choose otherwise.
+# (Read when ctranslate2 is first imported: through faster_whisper, after this.)
 for _name, _value in (("CT2_USE_MKL", "0"), ("CT2_FORCE_CPU_ISA", "AVX2")):
     os.environ.setdefault(_name, _value)
 LANGS = {"cn": "zh", "jp": "ja", "en": "en"}
