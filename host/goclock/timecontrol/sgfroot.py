@@ -32,6 +32,7 @@ import re
 from sgfmill import sgf
 
 from ..errors import NotationError
+from . import durations
 from .core import validate_time_control
 
 _NUM = r"(\d+(?:\.\d+)?)"
@@ -48,14 +49,6 @@ _SIMPLE = re.compile(r"^" + _NUM + r"\s*(?:s|sec)?\s*simple$", re.I)
 _ING = re.compile(r"^(\d+)\s*x\s*" + _NUM + r"\s*ing(?:\s*,\s*(\d+)\s*points?)?$", re.I)
 _HOURGLASS = re.compile(r"^hourglass$", re.I)
 
-# Units a TM may be written with (case-insensitive), in seconds.
-_UNIT_SECONDS = (
-    (("h", "hr", "hrs", "hour", "hours", "小时", "時間"), 3600),
-    (("m", "min", "mins", "minute", "minutes", "分", "分钟", "分鐘"), 60),
-    (("s", "sec", "secs", "second", "seconds", "秒"), 1),
-)
-_UNIT_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([^\d\s.:]+)")
-
 
 def _number(text):
     value = float(text)
@@ -67,22 +60,12 @@ def parse_seconds(text):
     t = text.strip().lower()
     if re.fullmatch(_NUM, t):
         return _number(t)
-    if re.fullmatch(r"\d+(:\d\d){1,2}", t):
-        total = 0
-        for part in t.split(":"):
-            total = total * 60 + int(part)
-        return total
-    parts = _UNIT_PART.findall(t)
-    if parts and _UNIT_PART.sub("", t).strip() == "":
-        total = 0
-        for value, unit in parts:
-            scale = next((s for names, s in _UNIT_SECONDS if unit in names), None)
-            if scale is None:
-                break
-            total += float(value) * scale
-        else:
-            return int(total) if total == int(total) else total
-    raise ValueError(text)
+    seconds = durations.clock_seconds(t)
+    if seconds is None:
+        seconds = durations.unit_seconds(t)
+    if seconds is None:
+        raise ValueError(text)
+    return seconds
 
 
 def overtime_json(text):
