@@ -1,0 +1,67 @@
+"""A request the clock refused, said in the words of the command the user typed.
+
+The firmware's reasons are written for the protocol (docs/protocol.md): its field names
+(`main`, `periods`), its units (ms in an arbiter's adjustment) and its request names
+(`config.set`). The user typed `goclock time set black 50h`, so the refusal says
+"main time: at most 48:00:00 (48 h) ...", never "time.set: main: must be from 0 to
+172800000". A reason not listed here is already in plain words and is shown as it is.
+"""
+
+import re
+
+# What the user typed for each field of `time.set` (goclock time set SIDE CLOCK --periods N).
+_TIME_SET_FIELDS = {
+    "main": "main time",
+    "period": "--period",
+    "periods": "--periods",
+    "moves": "--moves",
+}
+_MS_FIELDS = ("main", "period")
+
+
+def hms(seconds):
+    """48:00:00 (48 h), 10:00 (10 min): a limit as the arbiter types one, its unit beside."""
+    h, rest = divmod(int(seconds), 3600)
+    m, s = divmod(rest, 60)
+    clock = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
+    parts = [text for n, text in ((h, "%d h" % h), (m, "%d min" % m), (s, "%d s" % s)) if n]
+    return "%s (%s)" % (clock, " ".join(parts) or "0 s")
+
+
+def _time_set(reason):
+    m = re.match(r"^(\w+): must be from (\d+) to (\d+)$", reason)
+    if m and m.group(1) in _TIME_SET_FIELDS:
+        field, low, high = m.group(1), int(m.group(2)), int(m.group(3))
+        name = _TIME_SET_FIELDS[field]
+        if field in _MS_FIELDS:
+            return "%s: at most %s" % (name, hms(high // 1000))
+        return "%s: from %d to %d" % (name, low, high)
+    m = re.match(r"^(\w+): (.*)$", reason)
+    if m and m.group(1) in _TIME_SET_FIELDS:
+        return "%s: %s" % (_TIME_SET_FIELDS[m.group(1)], _seconds_in_words(m.group(2)))
+    return _seconds_in_words(reason)
+
+
+def _seconds_in_words(text):
+    """'at most 172800 s' -> 'at most 48:00:00 (48 h)': a count of seconds a person reads."""
+    return re.sub(
+        r"\b(\d{3,}) s\b", lambda m: hms(int(m.group(1))) if int(m.group(1)) >= 60 else m[0], text
+    )
+
+
+def in_words(cmd, reason):
+    """The refusal `reason` of request `cmd`, in the user's words (one line)."""
+    reason = str(reason)
+    if reason == "a clock is running: pause it first":
+        return "the clock is running: pause it first"
+    m = re.match(r"^unknown command '(.*)'$", reason)
+    if m:
+        return (
+            "the clock's firmware is older than this goclock and cannot do that (it does not "
+            "know %s): update it with goclock deploy" % m.group(1)
+        )
+    if reason.startswith(("storage error", "internal error", "out of memory")):
+        return "the clock failed: %s" % reason
+    if cmd == "time.set":
+        return _time_set(reason)
+    return _seconds_in_words(reason)
