@@ -61,6 +61,12 @@ class NoClockError(TransportError):
     exit_code = EXIT_NO_CLOCK
 
 
+class Interrupted(GoclockError):
+    """Ctrl-C, with what was kept and how to go on (a pull's `.part`)."""
+
+    exit_code = 130  # as the shell reports a program stopped by SIGINT
+
+
 class DeviceTimeout(DeviceIOError):
     """The device did not answer in time."""
 
