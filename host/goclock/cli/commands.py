@@ -315,6 +315,12 @@ COMMANDS = (
                 action="store_true",
                 help="build, list what would be copied, copy nothing",
             ),
+            arg(
+                "--no-mip",
+                action="store_true",
+                help="do not install the display driver (ssd1306) with mip: offline, or "
+                "installed by hand (mpremote mip install ssd1306)",
+            ),
         ),
         json=False,
     ),
