@@ -63,8 +63,9 @@ def _side_view(st, kind=None):
     return clock_text(main), "hourglass" if kind == "hourglass" else ""
 
 
-def view(status, menu=None):
-    """The strings to show, from an app status dict; `menu`: preset name on offer."""
+def view(status, menu=None, menu_tc=None):
+    """The strings to show, from an app status dict; `menu`: preset name on offer, with its
+    time control `menu_tc` written out in "detail" (tctext.py: `byo 30m+3x30s`)."""
     kind = (status.get("time_control") or {}).get("type")
     b_time, b_sub = _side_view(status["black"], kind)
     w_time, w_sub = _side_view(status["white"], kind)
@@ -93,4 +94,11 @@ def view(status, menu=None):
         "turn": status.get("turn"),
         "state": state,
         "note": note,
+        "detail": _tc_text(menu_tc) if menu is not None and menu_tc else "",
     }
+
+
+def _tc_text(tc):
+    from goclockfw.app import tctext  # only when the preset menu is open
+
+    return tctext.text(tc)

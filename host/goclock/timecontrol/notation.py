@@ -32,6 +32,8 @@ the clock accepts it.
 import difflib
 import re
 
+from goclockfw.app import tctext
+
 from .. import SIDES
 from ..errors import NotationError
 from . import durations, gtp
@@ -75,7 +77,6 @@ _FORMS = {
 }
 _DURATION_KEYS = ("main", "period", "increment", "delay", "max")
 _COUNT_KEYS = ("periods", "moves")
-_DEFAULT_PENALTY = 2
 
 
 def parse_duration(text):
@@ -102,18 +103,7 @@ def parse_duration(text):
 
 def format_duration(seconds):
     """The shortest notation of a duration: 7200 -> 2h, 5430 -> 1h30m30s, 0 -> 0."""
-    if seconds == 0:
-        return "0"
-    whole = int(seconds)
-    frac = seconds - whole
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    out = ("%dh" % h if h else "") + ("%dm" % m if m else "")
-    if frac:
-        out += ("%.3f" % (s + frac)).rstrip("0") + "s"
-    elif s:
-        out += "%ds" % s
-    return out
+    return tctext.duration(seconds)
 
 
 def _count(text, what, form):
@@ -370,68 +360,9 @@ def apply_options(tc, text):
     return validate_time_control(out)
 
 
-def _roundness(seconds):
-    """How round a duration reads: fewer parts first, then a coarser last unit."""
-    parts = len(re.findall(r"[hms]", format_duration(seconds))) if seconds else 0
-    for step in (3600, 1800, 600, 300, 60, 30, 10, 5, 1):
-        if seconds % step == 0:
-            return parts, -step
-    return parts, 0
-
-
-def _byoyomi_text(tc):
-    main = tc.get("main", 0)
-    periods = tc.get("periods", 0)
-    period = tc.get("period")
-    if periods and period == 60 and main:
-        # Chinese notation when its limit reads rounder than the main time would: cn 2h/5
-        # for 1h55m + 5 x 60 s, but byo 1h+5x60s and byo 10s+2x60s as they are.
-        limit = main + 60 * periods
-        if _roundness(limit) < _roundness(main):
-            return "cn %s/%d" % (format_duration(limit), periods)
-    if period is not None:
-        return "byo %s+%dx%s" % (format_duration(main), periods, _period_text(period))
-    return "byo %s+0" % format_duration(main)
-
-
-def _period_text(seconds):
-    """A byo-yomi period as players say it: 30s, 60s, 90s; 5m, 20m above two minutes."""
-    if seconds <= 120 and seconds == int(seconds):
-        return "%ds" % seconds
-    return format_duration(seconds)
-
-
 def format(tc):
     """The notation of a time-control JSON object; `parse(format(tc))` gives `tc` back."""
-    kind = tc["type"]
-    main = tc.get("main", 0)
-    if kind == "byoyomi":
-        text = _byoyomi_text(tc)
-    elif kind == "canadian":
-        text = "can %s+%d/%s" % (format_duration(main), tc["moves"], format_duration(tc["period"]))
-        if tc.get("carry"):
-            text += " carry"
-    elif kind == "fischer":
-        text = "fischer %s+%s" % (format_duration(main), format_duration(tc["increment"]))
-        if "max" in tc:
-            text += " max %s" % format_duration(tc["max"])
-    elif kind == "delay":
-        word = "bronstein" if tc.get("mode", "bronstein") == "bronstein" else "delay"
-        text = "%s %s+%s" % (word, format_duration(main), format_duration(tc["delay"]))
-    elif kind == "hourglass":
-        text = "hourglass %s" % format_duration(main)
-    elif kind == "untimed":
-        text = "untimed"
-    elif kind == "ing":
-        text = "ing %s+%dx%s" % (
-            format_duration(main),
-            tc["periods"],
-            format_duration(tc.get("period", 0)),
-        )
-        if tc.get("penalty", _DEFAULT_PENALTY) != _DEFAULT_PENALTY:
-            text += " penalty=%d" % tc["penalty"]
-    else:
-        text = "sd %s" % format_duration(main)
+    text = tctext.text(tc)  # the firmware's own writing: the clock's menu shows the same
     if tc.get("calls", "cn") != "cn":
         text += " calls=%s" % tc["calls"]
     if tc.get("first", "black") != "black":
