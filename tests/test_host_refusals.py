@@ -81,3 +81,17 @@ def test_a_command_line_slip_is_one_line_not_the_usage(capsys, argv, message):
     assert rc == 2
     one_line_error(rc, err, message)
     assert "usage:" not in err
+
+
+@pytest.mark.parametrize(
+    "notation_text,message",
+    [
+        ("sd 50h", "main: at most 48:00:00 (48 h), got 50:00:00 (50 h)"),
+        ("byo 47h+5x1h", "a side can hold at most 48:00:00 (48 h) in all"),
+        ("fischer 5m+2h", "increment: at most 1:00:00 (1 h), got 2:00:00 (2 h)"),
+    ],
+)
+def test_a_time_control_over_the_bounds_says_them_in_hours(capsys, notation_text, message):
+    rc, out, err = run(capsys, "config", "set", *notation_text.split(), "--dry-run")
+    one_line_error(rc, err, message)
+    assert "172800" not in err and "seconds, got" not in err

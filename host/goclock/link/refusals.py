@@ -9,6 +9,8 @@ The firmware's reasons are written for the protocol (docs/protocol.md): its fiel
 
 import re
 
+from ..words import hms, seconds_in_words
+
 # What the user typed for each field of `time.set` (goclock time set SIDE CLOCK --periods N).
 _TIME_SET_FIELDS = {
     "main": "main time",
@@ -17,15 +19,6 @@ _TIME_SET_FIELDS = {
     "moves": "--moves",
 }
 _MS_FIELDS = ("main", "period")
-
-
-def hms(seconds):
-    """48:00:00 (48 h), 10:00 (10 min): a limit as the arbiter types one, its unit beside."""
-    h, rest = divmod(int(seconds), 3600)
-    m, s = divmod(rest, 60)
-    clock = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-    parts = [text for n, text in ((h, "%d h" % h), (m, "%d min" % m), (s, "%d s" % s)) if n]
-    return "%s (%s)" % (clock, " ".join(parts) or "0 s")
 
 
 def _time_set(reason):
@@ -38,15 +31,8 @@ def _time_set(reason):
         return "%s: from %d to %d" % (name, low, high)
     m = re.match(r"^(\w+): (.*)$", reason)
     if m and m.group(1) in _TIME_SET_FIELDS:
-        return "%s: %s" % (_TIME_SET_FIELDS[m.group(1)], _seconds_in_words(m.group(2)))
-    return _seconds_in_words(reason)
-
-
-def _seconds_in_words(text):
-    """'at most 172800 s' -> 'at most 48:00:00 (48 h)': a count of seconds a person reads."""
-    return re.sub(
-        r"\b(\d{3,}) s\b", lambda m: hms(int(m.group(1))) if int(m.group(1)) >= 60 else m[0], text
-    )
+        return "%s: %s" % (_TIME_SET_FIELDS[m.group(1)], seconds_in_words(m.group(2)))
+    return seconds_in_words(reason)
 
 
 def in_words(cmd, reason):
@@ -64,4 +50,4 @@ def in_words(cmd, reason):
         return "the clock failed: %s" % reason
     if cmd == "time.set":
         return _time_set(reason)
-    return _seconds_in_words(reason)
+    return seconds_in_words(reason)
