@@ -101,7 +101,7 @@ def test_report_counts_the_ruled_pass(ruled, capsys):
     assert s["black"]["overtime_moves"] == 2 and s["black"]["longest_move"] == 3
     report.print_report(ruled)
     out = capsys.readouterr().out
-    assert "pass (ruling) 0:35" in out and "0:30 (1 periods)" in out
+    assert "pass (ruling) 0:35" in out and "0:30 (1 period)" in out
 
 
 def test_cli_sgf_and_report_with_a_ruling(tmp_path, capsys):
