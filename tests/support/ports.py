@@ -1,7 +1,8 @@
-"""The session's Ports for tests: the flash given, the repository's voice packs, a speaker
-that records what it is asked to play (on both engines)."""
+"""The tests' board for a session (board/base.py's interface, the session's part of it): the
+flash given, the repository's voice packs, a speaker that records what it is asked to play
+(on both engines)."""
 
-from goclockfw.app.session import Ports
+from goclockfw.board.base import Board
 
 
 def _sounds():
@@ -32,10 +33,12 @@ class RecordingPlayer:
         return True
 
 
-class TestPorts(Ports):
+class TestPorts(Board):
+    family = "test"
     name = "test"
 
     def __init__(self, fs, flash, sounds=None, player=True):
+        Board.__init__(self)
         self.fs = fs
         self.flash = flash
         self.sounds = sounds or _sounds()

@@ -36,7 +36,7 @@ def out_lines(session):
 
 def snapshot(session):
     """Everything a request could change, as comparable JSON text."""
-    st = session.status()
+    st = session.commands.status()
     return json.dumps(
         [
             st,

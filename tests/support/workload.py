@@ -19,6 +19,7 @@ Plain MicroPython-compatible Python: the same file runs under the unix port.
 
 import json
 
+from goclockfw.app.wake import session_ms
 from goclockfw.core import gameclock
 from goclockfw.storage.logline import verify_bytes
 from support.cutflash import CutFlash
@@ -75,8 +76,8 @@ def _play(run, actions):
     if not _alive(run):
         return
     try:
-        s.set_config(_config(s, TC, 7))
-        s.reset(None)
+        s.commands.set_config(_config(s, TC, 7))
+        s.commands.reset(None)
     except (OSError, ValueError):
         return
     if not _alive(run):
@@ -85,40 +86,40 @@ def _play(run, actions):
         r = _rand(rnd) % 100
         c = s.clock
         if c.state == gameclock.IDLE:
-            _act(run, lambda: s.button_press(1 - s.tc.first, run.now), "start")
+            _act(run, lambda: s.commands.press(1 - s.tc.first, run.now), "start")
         elif c.state == gameclock.RUNNING:
             if r < 70:
                 side = c.turn
                 game = s.journal.current
-                ok, _ = s.button_press(side, run.now)
+                ok = s.commands.press(side, run.now)
                 if ok and _alive(run):
                     move = s.clock.moves_made
                     run.acks.append(("press", game, move, side, s.records.t(run.now)))
             elif r < 85:
-                _act(run, s.pause, "pause")
+                _act(run, s.commands.pause, "pause")
         elif c.state == gameclock.PAUSED:
             if r < 30:
                 v = _rand(rnd) % 11
                 run.writing_volume = v
-                if _act(run, lambda v=v: s.set_config(_config(s, None, v)), "volume"):
+                if _act(run, lambda v=v: s.commands.set_config(_config(s, None, v)), "volume"):
                     run.volumes.append(v)
                     run.writing_volume = None
             elif r < 45:
                 game = s.journal.current
-                if _act(run, lambda: s.reset(None), "reset"):
+                if _act(run, lambda: s.commands.reset(None), "reset"):
                     run.acks.append(("reset", game))
             else:
-                _act(run, s.resume, "resume")
+                _act(run, s.commands.resume, "resume")
         else:  # ended: a new game
             game = s.journal.current
-            if _act(run, lambda: s.reset(None), "reset"):
+            if _act(run, lambda: s.commands.reset(None), "reset"):
                 run.acks.append(("reset", game))
         if not _alive(run):
             break
         # Time passes, stepped as the board's loop steps: it wakes when the session asks.
         until = run.now + 50 + _rand(rnd) % 5000
         while run.now < until and _alive(run):
-            wait = s.wait_ms(run.now)
+            wait = session_ms(s, run.now)
             run.now += wait if 0 < wait < until - run.now else until - run.now
             s.step(run.now)
         if not _alive(run):
@@ -130,7 +131,7 @@ def _act(run, fn, name):
         out = fn()
     except (OSError, ValueError):
         return False
-    if isinstance(out, tuple) and not out[0]:
+    if out is False:  # a press ignored
         return False
     return _alive(run)
 

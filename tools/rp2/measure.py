@@ -4,7 +4,7 @@ Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run g
 same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
 
 (a) CPU of one press through the application: `time.ticks_us()` on the chip from
-    Protocol.feed taking the request to the reply handed to the USB serial (the test
+    HostLine.feed taking the request to the reply handed to the USB serial (the test
     probe, goclock_probe.py), and, from outside, the request's latency (bytes handed to
     the chip -> reply back) with the cycles the chip executed meanwhile (reading the
     bytes, and the probe's own gc.mem_alloc() calls, ~8 ms each, fall in it).

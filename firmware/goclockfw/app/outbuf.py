@@ -4,12 +4,15 @@ A USB or UART write can block (a Pico's USB serial waits up to 500 ms for a host
 does not read; an ESP32's UART sends 11.5 bytes a millisecond). So the session never
 writes to the board: it puts whole lines into this ring, and the loop hands the board
 as much as it accepts without waiting (`take`/`sent`), a partial write resumed on the
-next pass. Replies are never dropped: when the ring has no room for one, the session
-stops reading requests (`room_for_reply`) until the host reads again. Event lines are
-dropped, whole and counted, when a host stops reading. Allocated once.
+next pass. Allocated once.
+
+A line that does not fit is dropped whole and counted (`dropped`); nothing is ever cut.
+Only event lines meet a full ring: a request is answered only while REPLY_ROOM bytes are
+free and no reply is longer (app/hostline.py), so a reply always fits.
 """
 
 REPLY_ROOM = 2048  # the longest reply (ten presets, a logs.get chunk in base64) fits in this
+# (tests/test_firmware_protocol.py checks the longest replies against it)
 
 
 class OutBuffer:
@@ -25,19 +28,12 @@ class OutBuffer:
     def free(self):
         return self.size - self.used
 
-    def room_for_reply(self):
-        return self.free() >= REPLY_ROOM
-
-    def put(self, data, droppable):
+    def put(self, data):
         """Queue one line (`data` without its newline). False when it was dropped."""
         if isinstance(data, str):
             data = data.encode()
         n = len(data) + 1
-        if n > self.free():
-            if droppable:
-                self.dropped += 1
-                return False
-            # A reply larger than the room left: never truncated; events make way.
+        if n > self.size - self.used:
             self.dropped += 1
             return False
         tail = (self.head + self.used) % self.size
