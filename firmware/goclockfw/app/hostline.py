@@ -4,12 +4,14 @@ rule between them (back-pressure).
 A USB or UART write can block, so nothing is written to the board from here: replies and
 event lines go into the output ring (app/outbuf.py), which the loop hands to the board as
 far as the line takes it. The rule: a request is answered only while REPLY_ROOM bytes are
-free in the ring (every reply fits in that), and requests are read from the board only
-while none waits for an answer. One read can complete several requests whose replies do
-not all fit: those lines wait here (`held`), in order, and are answered as the host
-reads again. So a host that stops reading loses event lines (dropped whole, counted in
-the ring), never a reply, and the clock never blocks on it. Each pass tells the board
-whether requests are read (`board.watch_serial`), so a board that sleeps on the serial line
+free in the ring, and requests are read from the board only while none waits for an
+answer. One read can complete several requests whose replies do not all fit: those lines
+wait here (`held`), in order, and are answered as the host reads again. A reply longer
+than the room there is (a `logs.list` of many games) goes into the ring in pieces as the
+line drains, no event line entering meanwhile, and nothing more is read or answered until
+it is in. So a host that stops reading loses event lines (dropped whole, counted in the
+ring), never a reply, and the clock never blocks on it. Each pass tells the board whether
+requests are read (`board.watch_serial`), so a board that sleeps on the serial line
 sleeps on while they are not.
 
     line = HostLine(out, protocol, catch_up)
@@ -25,25 +27,26 @@ class HostLine:
         self.out = out
         self.protocol = protocol
         self.held = []  # request lines read but not answered yet (no room for their replies)
+        self.long = None  # what is left of a reply going in piece by piece (a memoryview)
         self._catch_up = catch_up  # the session's clock run up to now (replies say the time)
-        self._put = out.put  # bound once: a reply allocates no method
 
     def room(self):
-        """Does a reply fit in the output now?"""
+        """May a request be answered now: nothing going in, room for a reply?"""
         out = self.out
-        return out.size - out.used >= REPLY_ROOM
+        return self.long is None and out.size - out.used >= REPLY_ROOM
 
     def receive(self, board, now):
-        """Answer what was held while replies fit; read and answer new requests only once
-        nothing is held and a reply fits."""
+        """Finish a long reply, answer what was held while replies fit; read and answer new
+        requests only once nothing is held and a reply fits."""
+        if self.long is not None:
+            self._more()
         held = self.held
         out = self.out
-        if held and out.size - out.used >= REPLY_ROOM:
-            put = self._put
+        if held and self.long is None and out.size - out.used >= REPLY_ROOM:
             reply_to = self.protocol.reply_to
-            while held and out.size - out.used >= REPLY_ROOM:
-                put(reply_to(held.pop(0)))
-        reading = not held and out.size - out.used >= REPLY_ROOM
+            while held and self.room():
+                self._reply(reply_to(held.pop(0)))
+        reading = not held and self.long is None and out.size - out.used >= REPLY_ROOM
         board.watch_serial = reading
         if reading:
             data = board.read_serial()
@@ -58,7 +61,29 @@ class HostLine:
         out = self.out
         p = self.protocol
         for line in p.lines(data):
-            if held or out.size - out.used < REPLY_ROOM:
+            if held or self.long is not None or out.size - out.used < REPLY_ROOM:
                 held.append(line)  # (rare: a host that stopped reading; the reader copied it)
                 continue
-            self._put(p.reply_to(line))
+            self._reply(p.reply_to(line))
+
+    def _reply(self, reply):
+        out = self.out
+        if isinstance(reply, str):
+            reply = reply.encode()  # (an error's text: the replies proper are bytes already)
+        if len(reply) + 1 <= out.size - out.used:
+            out.put(reply)
+            return
+        # Longer than the room there is: copied (the protocol reuses its buffer), then in
+        # pieces as the line drains; no event line enters the ring until it is all in.
+        self.long = memoryview(bytes(reply) + b"\n")
+        out.holding = True
+        self._more()
+
+    def _more(self):
+        long = self.long
+        n = self.out.put_part(long)
+        if n < len(long):
+            self.long = long[n:]
+        else:
+            self.long = None
+            self.out.holding = False
