@@ -9,8 +9,9 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
-	rp2-images test-rp2 measure-rp2 voice-tools voice-score
+.PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
+	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
+	hardware-tools wiring case
 
 all: test
 
@@ -24,10 +25,10 @@ $(STAMP): requirements-dev.txt pyproject.toml
 venv: $(STAMP)
 
 # Every check CI runs. Keep it well under 15 minutes.
-test: $(STAMP) lint mpy-check typecheck pytest
+test: $(STAMP) lint mpy-check typecheck hardware-tools pytest
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests --ignore=tests/web
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check firmware host tests tools boards
@@ -44,6 +45,38 @@ mpy-check: $(STAMP)
 		done; \
 	done
 	@echo "mpy-cross: $(words $(FIRMWARE_PY)) firmware files compiled"
+
+# The web app (web/: the pages, the firmware simulated in the page) and its tests in a real
+# browser. Debian's chromium and npm are installed when missing (as root, like the rp2
+# toolchain); Playwright for Python comes from PyPI (requirements-web.txt) and drives
+# /usr/bin/chromium: it never downloads a browser. web-build: npm ci in web/ (its own
+# package.json and lock; the top-level package.json is mip's), then web/build.mjs into
+# web/dist, which any static file server serves. Screenshots: build/web-artifacts/.
+WEB_STAMP := $(VENV)/.web-stamp
+CHROMIUM := /usr/bin/chromium
+
+$(WEB_STAMP): requirements-web.txt $(STAMP)
+	$(PY) -m pip install -q -r requirements-web.txt
+	touch $@
+
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc  # the calls in the screenshots
+
+web-tools:
+	@missing=""; \
+	test -x $(CHROMIUM) || missing="$$missing chromium"; \
+	test -f $(CJK_FONT) || missing="$$missing fonts-wqy-microhei"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	test -z "$$missing" || { apt-get update && apt-get install -y $$missing; }
+
+web-build: web-tools
+	cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
+
+test-web: $(WEB_STAMP) web-build
+	$(PY) -m pytest -q tests/web
+
+# Page weight and the time to a running simulator in chromium (tools/web_bench.py).
+bench-web: $(WEB_STAMP) web-build
+	$(PY) tools/web_bench.py
 
 # The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
 # clash (same module names), so each goes into a directory of its own, not into the venv.
@@ -101,6 +134,20 @@ bench-heap: $(STAMP)
 # tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
 bench: $(STAMP)
 	$(PY) tools/bench.py
+
+# The hardware files (docs/build.md): Debian's openscad, rsvg-convert and xvfb-run, installed
+# when missing (as root; otherwise the case tests are skipped, saying so); `make wiring`
+# redraws docs/img/wiring-*.svg/png from boards/*.json; `make case` renders the case's STLs
+# into build/case/ and its preview images and drawing into docs/img/ (BOARD=esp32 for
+# the DevKitC's plate).
+hardware-tools:
+	@$(PYTHON) -m tools.hardware.debian || echo "[hardware] without them the case tests are skipped"
+
+wiring: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.wiring
+
+case: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.case $(if $(filter esp32%,$(BOARD)),--board esp32)
 
 # Regenerate the voice packs in sounds/ (16 kHz IMA ADPCM) with Kokoro-82M (models from
 # PyPI and npm, in .venv-voice) and sox (Debian's, installed when missing), then the

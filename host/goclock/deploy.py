@@ -29,8 +29,8 @@ from .transport import SerialTransport
 ARCH = {"rp2": "armv6m", "esp32": "xtensawin"}
 PACKAGE = "goclockfw"
 LIB = "/lib/" + PACKAGE
-# Subpackages no board imports: the desktop board and the scenario runner.
-DESKTOP_ONLY = ("desktop", "sim")
+# Subpackages no board imports: the desktop board, the scenario runner, the browser board.
+DESKTOP_ONLY = ("desktop", "sim", "browser")
 
 
 def mpy_cross_binary():

@@ -1,15 +1,16 @@
 """The board interface: everything the firmware asks of the hardware it runs on.
 
 Every board is a `Board`: the RP2040 (board/rp2board.py) and the ESP32 (board/esp32board.py),
-both through board/mcu.py; the desktop under the MicroPython unix port (desktop/board.py); the
-chip model's board (desktop/chipboard.py); the tests' boards (tests/support/). The session
+both through board/mcu.py; the desktop under the MicroPython unix port (desktop/board.py); a
+web page under MicroPython's WebAssembly port (browser/board.py); the chip model's board
+(desktop/chipboard.py); the tests' boards (tests/support/). The session
 (app/session.py) uses a board's identity, storage and speaker; the loop (app/loop.py) its
 time, inputs, serial line, display and LED. The loop calls these methods and reads these
 attributes; it never asks whether a board has them, so a board leaves out a part by keeping
 its default here, never by leaving the name out.
 
-No `machine`, `rp2` or `esp32` here: the desktop and a board running in a browser
-(MicroPython's WebAssembly port has no `machine` module) subclass it too.
+No `machine`, `rp2` or `esp32` here: the desktop and the browser board (MicroPython's
+WebAssembly port has no `machine` module) subclass it too.
 
 Must implement (a board has no clock without them):
   ticks()               the tick in ms, wrapping as core/ticks.py says (2**30)
