@@ -23,8 +23,8 @@ from goclock.simulator import Speaker
 from goclockfw.audio import player_i2s
 from goclockfw.core.gameclock import RUNNING
 from goclockfw.desktop.parts import DesktopPlayer
-from support.ports import TestPorts as Ports
 from support.sessions import make_session
+from support.testboard import TestBoard
 from support.vclock import VirtualClock
 from support.wavs import FakeI2S, adpcm_blocks, adpcm_wav_bytes, decoded, pcm_wav, samples
 
@@ -209,8 +209,8 @@ def test_a_read_error_half_way_stops_the_clip_silently():
 # ----- a session whose pack has bad clips -----------------------------------------------
 
 
-class I2SPorts(Ports):
-    """The test ports with the real I2S player (a fake I2S behind it, taking a buffer a
+class I2SBoard(TestBoard):
+    """The test board with the real I2S player (a fake I2S behind it, taking a buffer a
     loop pass); `failing` names clips whose reads fail after the first block."""
 
     failing = ("sec_10.wav",)
@@ -242,12 +242,12 @@ def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
     sounds = tmp_path / "sounds"
     shutil.copytree(os.path.join(SOUNDS, "zh"), sounds / "zh")
     (sounds / "zh" / "sec_20.wav").write_bytes(b"RIFF junk")  # refused at once
-    session = make_session(sounds=str(sounds), ports=I2SPorts)
+    session = make_session(sounds=str(sounds), board=I2SBoard)
     clock = VirtualClock(session)
     tc = {"type": "byoyomi", "main": 5, "periods": 2, "period": 30}
     clock.configure(tc, voice="zh")
     said_at_setup = session.announcer.said  # the reset's own notice (重新开局)
-    player = session.ports.player
+    player = session.board.player
     assert isinstance(player, player_i2s.I2SPlayer) and player.rate == 16000
     clock.start()
     clock.run(5000 + 30000 + 29000)  # two periods: "10秒" and "20秒" said in each

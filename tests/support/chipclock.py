@@ -92,7 +92,7 @@ def _screen_class():
     return Screen
 
 
-class ChipPorts(Board):
+class ChipSessionBoard(Board):
     """The session's part of the board interface (board/base.py) on a chip model: the loop's
     part is desktop/chipboard.py's ChipBoard, which this hands the erases to."""
 
@@ -139,7 +139,7 @@ class ChipClock:
         self.model = m = self.board.model
         flash.on_op = m.flash_op
         self.flash = flash
-        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"], self.board)
+        self.ports = ChipSessionBoard(fs, flash, m, spec["i2s"]["ibuf"], self.board)
         self.session = s = Session(self.ports, m.tick())
         if display:
             _screen_class()  # imported once, so that the loop finds it (framebuf or not)

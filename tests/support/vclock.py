@@ -167,7 +167,7 @@ class VirtualClock:
         firmware's back: every `old` becomes `new` (same length). The count changed."""
         assert len(old) == len(new)
         with self.lock:
-            ram = self.session.ports.flash._ram
+            ram = self.session.board.flash._ram
             count = ram.count(old)
             ram[:] = bytes(ram).replace(old, new)
             return count

@@ -49,7 +49,7 @@ class Commands:
 
     def info(self):
         s = self.s
-        board = s.ports
+        board = s.board
         return {
             "version": VERSION,
             "board": board.name,

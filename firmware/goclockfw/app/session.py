@@ -54,7 +54,7 @@ ENDED = gameclock.ENDED
 
 class Session:
     def __init__(self, board, now, resume=True):
-        self.ports = board  # (the board's identity, storage and speaker: board/base.py)
+        self.board = board  # its identity, storage and speaker (board/base.py)
         self.fs = board.fs
         self.now = now  # the clock's time: the board's tick, held back by unconfirmed edges
         self.errors = 0
@@ -172,15 +172,15 @@ class Session:
         self.battery.low_mv = cfg["battery_low_mv"]
         a = self.announcer
         if a.pack != cfg["voice"] or a.player is None:
-            warning = a.load_pack(self.ports.sounds, cfg["voice"])
+            warning = a.load_pack(self.board.sounds, cfg["voice"])
             if warning:
                 self.notice("voice", warning, self.now, speak=False)
-            a.set_player(self.ports.make_player(a.rate, cfg["volume"]))
+            a.set_player(self.board.make_player(a.rate, cfg["volume"]))
         elif a.player is not None:
             a.player.set_volume(cfg["volume"])
-        if self.ports.has_console:
+        if self.board.has_console:
             a.echo = self._echo
-            self.ports.console({"buttons": cfg["buttons"]})
+            self.board.console({"buttons": cfg["buttons"]})
 
     def new_game(self, tc_json, now):
         """Set up the next game (idle): its log's first part is claimed now, while all is quiet."""
@@ -236,7 +236,7 @@ class Session:
         self.changed = True
 
     def _echo(self, phrase):
-        self.ports.console({"say": phrase, "t": self.records.t(self.now)})
+        self.board.console({"say": phrase, "t": self.records.t(self.now)})
 
     # ----- one pass -------------------------------------------------------------------
 

@@ -86,7 +86,7 @@ class Upkeep:
     def work(self, running):
         """One step of the journal's quiet-time work (an erase, a chunk made or dropped),
         with the board told that the flash may erase."""
-        board = self.s.ports
+        board = self.s.board
         board.erasing(True)
         try:
             # (Callbacks bound once: a closure or a bound method made here would allocate.)

@@ -92,6 +92,10 @@ def _error(rid, msg):
     return _dumps({"id": rid, "ok": False, "error": msg})
 
 
+def _text(reply):
+    return reply if isinstance(reply, str) else bytes(reply).decode()
+
+
 class Protocol:
     """Answers request lines for one serial connection."""
 
@@ -134,7 +138,7 @@ class Protocol:
     def feed(self, data):
         """Raw serial bytes -> the reply texts of the requests they complete (tests and
         tools; the clock's serial line answers through `lines` and `reply_to`)."""
-        return [self._text(self.reply_to(line)) for line in self._reader.feed(data)]
+        return [_text(self.reply_to(line)) for line in self._reader.feed(data)]
 
     def reply_to(self, line):
         """One line from `lines` -> its reply: text when refused, else the reply buffer
@@ -145,11 +149,7 @@ class Protocol:
 
     def handle_line(self, line):
         """One request line (bytes or str, newline optional) -> reply text."""
-        return self._text(self._answer(line))
-
-    @staticmethod
-    def _text(reply):
-        return reply if isinstance(reply, str) else bytes(reply).decode()
+        return _text(self._answer(line))
 
     def _answer(self, line):
         """One request line -> its reply: text when refused, else the reply buffer."""

@@ -7,7 +7,7 @@ from goclockfw.board.base import Board
 
 def _sounds():
     here = __file__ if "/" in __file__ else "./" + __file__
-    return here.rsplit("/", 3)[0] + "/sounds"  # <repo>/tests/support/ports.py -> <repo>/sounds
+    return here.rsplit("/", 3)[0] + "/sounds"  # <repo>/tests/support/testboard.py -> <repo>/sounds
 
 
 class RecordingPlayer:
@@ -33,7 +33,8 @@ class RecordingPlayer:
         return True
 
 
-class TestPorts(Board):
+class TestBoard(Board):
+    __test__ = False  # a board, not a class of tests for pytest to collect
     family = "test"
     name = "test"
 
