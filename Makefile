@@ -11,7 +11,7 @@ FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
 	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
-	hardware-tools wiring case
+	hardware-tools wiring case soak
 
 all: test
 
@@ -74,15 +74,15 @@ web-build: web-tools
 test-web: $(WEB_STAMP) web-build
 	$(PY) -m pytest -q tests/web
 
-# Page weight and the time to a running simulator in chromium (tools/web_bench.py).
+# Page weight and the time to a running simulator in chromium (tools/web/bench.py).
 bench-web: $(WEB_STAMP) web-build
-	$(PY) tools/web_bench.py
+	$(PY) -m tools.web.bench
 
 # The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := goclockfw/board/base.py goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
+BOARD_COMMON := goclockfw/board/base.py goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -91,25 +91,28 @@ $(STUBS)/%/.stamp: | $(STAMP)
 
 typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 	@for b in rp2 esp32; do \
-		echo "mypy: goclockfw/board/$${b}board.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		echo "mypy: goclockfw/board/$${b}board.py $(BOARD_COMMON) against micropython-$$b-stubs"; \
 		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
-			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
-			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(HAL_COMMON)) || exit 1; \
+			--config-file ../tools/mypy-boards.ini --custom-typeshed-dir ../$(STUBS)/$$b \
+			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(BOARD_COMMON)) || exit 1; \
 	done
 
 # The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython
-# unix port on the desktop board; its serial line is a pty whose path it prints.
+# unix port on the desktop board; its serial line is a pty whose path it prints
+# (tools/termclock).
 sim: $(STAMP)
-	$(PY) tools/sim.py
+	$(PY) -m tools.termclock
 
-# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh]
-# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`.
+# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh] [NO_MIP=1]
+# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`, which
+# also installs the display driver (ssd1306) with mip unless NO_MIP is set (offline).
 BOARD ?= pico
 PORT ?=
 VOICE ?= zh
 flash: $(STAMP)
 	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
-	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE) \
+		$(if $(NO_MIP),--no-mip)
 
 # The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
 # a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in
@@ -118,22 +121,31 @@ flash: $(STAMP)
 RP2_OUT := build/rp2
 RP2_ENV := GOCLOCK_RP2_IMAGE=$(RP2_OUT)/micropython.uf2 GOCLOCK_RP2_FROZEN_IMAGE=$(RP2_OUT)/goclock-frozen.uf2
 rp2-images: $(STAMP)
-	$(PY) tools/rp2/build.py --out $(RP2_OUT)/micropython.uf2
-	$(PY) tools/rp2/build.py --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
+	$(PY) -m tools.rp2.build --out $(RP2_OUT)/micropython.uf2
+	$(PY) -m tools.rp2.build --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
 
 test-rp2: rp2-images
 	$(RP2_ENV) $(PY) -m pytest -q tests/rp2
 
 measure-rp2: rp2-images
-	$(RP2_ENV) $(PY) tools/rp2/measure.py
+	$(RP2_ENV) $(PY) -m tools.rp2.measure
 
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
-	$(PY) tools/bench_heap.py
+	$(PY) -m tools.bench.heap
 
-# tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
+# A power cut at every flash operation of many seeds' workloads, with every tear (half an
+# hour and more; tests/test_powercut.py runs a part of it in `make test`): the skipped
+# tests of tests/test_powercut_soak.py, run. SOAK_SEEDS, SOAK_GEOMETRIES, SOAK_TEARS,
+# SOAK_EVERY, SOAK_ENGINE (cpython or micropython): see there.
+soak: $(STAMP)
+	GOCLOCK_SOAK=1 GOCLOCK_SOAK_SEEDS="$(SOAK_SEEDS)" GOCLOCK_SOAK_GEOMETRIES="$(SOAK_GEOMETRIES)" \
+		GOCLOCK_SOAK_TEARS="$(SOAK_TEARS)" GOCLOCK_SOAK_EVERY="$(SOAK_EVERY)" \
+		GOCLOCK_SOAK_ENGINE="$(SOAK_ENGINE)" $(PY) -m pytest -q -s tests/test_powercut_soak.py
+
+# tools/bench runs the core's benchmark, then every other one in tools/bench (heap included).
 bench: $(STAMP)
-	$(PY) tools/bench.py
+	$(PY) -m tools.bench
 
 # The hardware files (docs/build.md): Debian's openscad, rsvg-convert and xvfb-run, installed
 # when missing (as root; otherwise the case tests are skipped, saying so); `make wiring`
@@ -152,11 +164,14 @@ case: $(STAMP) hardware-tools
 # Regenerate the voice packs in sounds/ (16 kHz IMA ADPCM) with Kokoro-82M (models from
 # PyPI and npm, in .venv-voice) and sox (Debian's, installed when missing), then the
 # decoder tests' sox references. The clips are committed: neither users nor tests need a
-# speech engine. The old espeak-ng generator stays as tools/make_sounds.py (its slot
-# budgets are shared).
+# speech engine. The old espeak-ng generator stays as tools/voice/espeak_packs.py (its slot
+# budgets are shared). The voice tools import the host tool: it is installed in
+# .venv-voice too (editable, without its dependencies: they need none of them).
 VOICE_VENV := .venv-voice
 VOICE_PY := $(VOICE_VENV)/bin/python
 VOICE_STAMP := $(VOICE_VENV)/.installed-stamp
+
+VOICE_HOST_STAMP := $(VOICE_VENV)/.goclock-stamp
 
 $(VOICE_STAMP): requirements-voice.txt
 	$(PYTHON) -m venv $(VOICE_VENV)
@@ -164,19 +179,23 @@ $(VOICE_STAMP): requirements-voice.txt
 	$(VOICE_PY) -m pip install -q -r requirements-voice.txt
 	touch $@
 
-voice-tools: $(VOICE_STAMP)
+$(VOICE_HOST_STAMP): $(VOICE_STAMP) pyproject.toml
+	$(VOICE_PY) -m pip install -q --no-deps -e .
+	touch $@
+
+voice-tools: $(VOICE_HOST_STAMP)
 	@command -v sox >/dev/null && command -v espeak-ng >/dev/null && command -v npm >/dev/null || \
 		{ apt-get update && apt-get install -y sox espeak-ng npm; }
 
 sounds: $(STAMP) voice-tools
-	$(VOICE_PY) tools/voice/make_packs.py
-	$(VOICE_PY) tools/voice/adpcm_fixtures.py
+	$(VOICE_PY) -m tools.voice.make_packs
+	$(VOICE_PY) -m tools.voice.adpcm_fixtures
 
 # The listening test: Whisper base transcribes every clip of every pack (not part of `make
 # test`; a few minutes on two cores). VOICE_PACKS picks the packs.
 VOICE_PACKS ?= sounds/zh sounds/ja sounds/en
 voice-score: voice-tools
-	$(VOICE_PY) tools/voice/listen.py --json build/voice/score.json $(VOICE_PACKS)
+	$(VOICE_PY) -m tools.voice.listen --json build/voice/score.json $(VOICE_PACKS)
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache

@@ -10,17 +10,12 @@ dimensioned drawing must be the ones made from the model as it is now.
 
 import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from conftest import REPO
-
-if REPO not in sys.path:
-    sys.path.insert(0, REPO)  # tools/hardware is run as a module from the repository's root
-
-from tools.hardware import case, debian, pngmeta  # noqa: E402
+from tools.hardware import case, debian, pngmeta
 
 FN = 12  # facets per circle in the tests' renders: seconds, not minutes
 PARAMS = case.parameters()

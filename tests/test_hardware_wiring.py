@@ -12,17 +12,12 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from conftest import REPO
-
-if REPO not in sys.path:
-    sys.path.insert(0, REPO)  # tools/hardware is run as a module from the repository's root
-
-from tools.hardware import pngmeta, wiring  # noqa: E402
+from tools.hardware import pngmeta, wiring
 
 BOARDS = sorted(n[:-5] for n in os.listdir(os.path.join(REPO, "boards")) if n.endswith(".json"))
 IMG = os.path.join(REPO, "docs", "img")

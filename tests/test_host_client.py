@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError, TransportError
-from goclock.transport import SerialTransport
+from goclock.link.client import Client
+from goclock.link.transport import SerialTransport
 from support.games import play_game
 from support.scripted import Script
 
@@ -34,7 +34,8 @@ def test_request_and_reply(client, line):
 def test_refusal_becomes_device_error(client):
     with pytest.raises(DeviceError) as err:
         client.request("resume")
-    assert "the clock refused resume: the clocks are not paused" == str(err.value)
+    assert "the clocks are not paused" == str(err.value)  # the words, not `resume`
+    assert (err.value.cmd, err.value.reason) == ("resume", "the clocks are not paused")
 
 
 def reply_at(line, rid):

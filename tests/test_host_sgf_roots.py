@@ -6,9 +6,9 @@ import os
 import pytest
 
 from conftest import REPO
-from goclock import sgf_tc
 from goclock.cli import main
 from goclock.errors import NotationError
+from goclock.timecontrol import sgfroot
 
 CORPUS = os.path.join(REPO, "tests", "sgf")
 
@@ -62,12 +62,23 @@ READS = {
         None,
     ),
     "goclock_hourglass.sgf": ({"type": "hourglass", "main": 300}, None),
+    # Issue 17 item 8: periods too short to call are read with the calls off, and said so;
+    # a TM shorter than one period (a program that wrote minutes?) is read, with a note.
+    "ff4_byoyomi_too_short_to_call.sgf": (
+        dict(byo(600, 1, 5), calls="none"),
+        "too short for the calls (at least 10 s, in whole seconds): read with calls=none",
+    ),
+    "ogs_simple_fast.sgf": (dict(byo(0, 1, 5), calls="none"), "read with calls=none"),
+    "tm_minutes_as_seconds.sgf": (
+        byo(30, 5, 60),
+        "30 s of main time, less than a period (60 s): read as seconds, as SGF has it; if the "
+        "program wrote minutes, give the time control as a notation: byo 30m+5x60s",
+    ),
 }
 
 # file -> what the refusal says (never a silent sudden death)
 REFUSED = {
     "ogs_none.sgf": "no TM (main time)",
-    "ogs_simple_fast.sgf": "period: at least 10 s with spoken calls",
     "ff3_lc_without_lt.sgf": "LC[3] gives byo-yomi periods but no LT",
     "ff3_lt_without_lc.sgf": "LT[30] gives byo-yomi periods but no LC",
     "ff3_om_without_op.sgf": "OM[25] gives moves per overtime but no OP",
@@ -90,8 +101,10 @@ def test_every_corpus_file_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(READS))
 def test_corpus_root_reads_as(name):
     expected, note_word = READS[name]
-    raw, notes = sgf_tc.read_sgf(os.path.join(CORPUS, name))
-    assert sgf_tc.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(expected, calls="cn")
+    raw, notes = sgfroot.read_sgf(os.path.join(CORPUS, name))
+    assert sgfroot.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(
+        {"calls": "cn"}, **expected
+    )
     if note_word is None:
         assert notes == []
     else:
@@ -101,7 +114,7 @@ def test_corpus_root_reads_as(name):
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_corpus_root_is_refused_with_a_reason(name):
     with pytest.raises(NotationError) as err:
-        sgf_tc.time_control_from_sgf(os.path.join(CORPUS, name))
+        sgfroot.time_control_from_sgf(os.path.join(CORPUS, name))
     assert REFUSED[name] in str(err.value)
 
 
@@ -123,13 +136,13 @@ def test_corpus_root_is_refused_with_a_reason(name):
     ],
 )
 def test_tm_durations(text, seconds):
-    assert sgf_tc.parse_seconds(text) == seconds
+    assert sgfroot.parse_seconds(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["soon", "30 fortnights", "1:2", "-5", "1h30"])
 def test_tm_non_durations(text):
     with pytest.raises(ValueError):
-        sgf_tc.parse_seconds(text)
+        sgfroot.parse_seconds(text)
 
 
 def run(capsys, *argv):
@@ -139,9 +152,13 @@ def run(capsys, *argv):
 
 
 def test_from_sgf_combines_with_options(capsys):
-    """A root with a 5 s period the clock refuses to call becomes usable, silent."""
+    """A root with a 5 s period the clock cannot call is read silent, and says so; asking
+    for the calls all the same is refused with the reason."""
     path = os.path.join(CORPUS, "ogs_simple_fast.sgf")
     rc, out, err = run(capsys, "config", "set", "--from-sgf", path, "--dry-run")
+    assert rc == 0 and out.strip() == "time control byo 0+1x5s calls=none", err
+    assert "goclock: note: OT[5 simple]: periods of 5 s are too short for the calls" in err
+    rc, out, err = run(capsys, "config", "set", "--from-sgf", path, "calls=cn", "--dry-run")
     assert rc == 2 and "period: at least 10 s with spoken calls" in err
     rc, out, err = run(
         capsys,
@@ -181,18 +198,18 @@ def test_from_sgf_refuses_a_second_time_control(capsys):
     ],
 )
 def test_goclock_written_roots_read_back(tc):
-    tm, ot = sgf_tc.root_properties(tc)
+    tm, ot = sgfroot.root_properties(tc)
     text = "(;GM[1]FF[4]SZ[19]TM[%s]OT[%s])" % (tm, ot)
     from sgfmill import sgf
 
-    assert sgf_tc.time_control_from_root(sgf.Sgf_game.from_bytes(text.encode()).get_root()) == tc
+    assert sgfroot.time_control_from_root(sgf.Sgf_game.from_bytes(text.encode()).get_root()) == tc
 
 
 def test_server_forms_are_written():
-    assert sgf_tc.root_properties(
+    assert sgfroot.root_properties(
         {"type": "fischer", "main": 300, "increment": 10, "max": 600}
     ) == ("300", "10 fischer")
-    assert sgf_tc.root_properties(
+    assert sgfroot.root_properties(
         {"type": "delay", "main": 0, "delay": 30, "mode": "bronstein"}
     ) == ("0", "30 simple")
-    assert sgf_tc.root_properties({"type": "untimed"}) == (None, None)
+    assert sgfroot.root_properties({"type": "untimed"}) == (None, None)

@@ -20,7 +20,7 @@ const MICROPYTHON = path.join(HERE, "node_modules", "@micropython", "micropython
 
 // Modules of goclockfw the page never imports (relative to firmware/goclockfw).
 const LEFT_OUT = [
-  /^sim\//,
+  /^scenario\//,
   /^board\/(rp2board|esp32board|edgetimer|mcu)\.py$/,
   /^desktop\/(board|flash|chipboard|chipcosts|chipmodel)\.py$/,
 ];

@@ -12,7 +12,8 @@ the boards, as one package (on a board: /lib/goclockfw, or frozen into the image
     events.py  the one event line format (the log, the serial events, the simulator)
     boot.py    picks the board, builds the loop, runs it
     desktop/   desktop-only: the board on a PC (`make sim`, the tests) and the chip model
-    sim/       desktop-only: the scenario runner of `goclock simulate`
+    browser/   browser-only: the board in a web page (MicroPython's WebAssembly port)
+    scenario/  desktop-only: the scenario runner of `goclock simulate`
 
 VERSION is the one place the version is kept: `info`, `goclock --version` and the host
 package's metadata all read it.

@@ -22,7 +22,7 @@ same numbers on any machine; what they are worth against a real Pico: tools/rp2/
 `--time MODULE:FUNC` (repeatable) profiles a press instead: the probe times those
 functions, and their calls and microseconds per press are printed.
 
-    python tools/rp2/measure.py [--image UF2] [--frozen] [--seconds 10] [--presses 6]
+    python -m tools.rp2.measure [--image UF2] [--frozen] [--seconds 10] [--presses 6]
         [--time MODULE:FUNC ...]
 """
 
@@ -32,14 +32,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-
-# Siblings: run as a script, this folder is the first entry of sys.path.
-import build  # noqa: E402
-import client  # noqa: E402
-import emu  # noqa: E402
-import layout  # noqa: E402
+from .. import ROOT as REPO
+from . import build, client, emu, layout
 
 # Long enough that nothing runs out while measuring: every press is an ordinary move.
 TC = {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}
