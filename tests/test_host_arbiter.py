@@ -124,7 +124,8 @@ def test_late_and_arrive(line, capsys):
     assert line.requests[-1]["cmd"] == "late" and line.requests[-1]["side"] == "white"
     assert line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "--json", "arrive", "white")
-    assert rc == 0 and json.loads(out) == {"accepted": True}
+    # White arrives at once: nothing to charge, and the reply says so.
+    assert rc == 0 and json.loads(out) == {"accepted": True, "charged_ms": 0, "late_ms": 0}
     assert not line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "arrive", "white")
     assert rc == 2
