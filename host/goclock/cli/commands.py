@@ -407,7 +407,7 @@ COMMANDS = (
             arg("--web-host", default="127.0.0.1", help="its address (default: loopback)"),
             arg(
                 "--web-port",
-                type=ranged(0, 65535, "--web-port"),
+                type=ranged(0, 65535),
                 default=0,
                 help="its port (default: a free one)",
             ),
