@@ -156,6 +156,9 @@ CASES = [
     ("bridge --web-port 70000", "idle", 2),
     ("bridge --hall club", "idle", 2),  # a hall needs the clock's name in it
     ("bridge --web --web-host 0.0.0.0", "idle", 2),  # beyond loopback only with a password
+    ("hall", "none", 2),  # which hall?
+    ("hall --hall Club", "none", 2),  # not a hall name: a-z 0-9 _ -
+    ("hall --hall club --broker 127.0.0.1:1 --connect-timeout 0.3", "none", 1),  # no broker
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -173,6 +176,8 @@ NOT_HERE = {
     ("voice push", 1): "copying needs a board (mpremote)",
     ("bridge", 0): "runs until stopped: tests/test_bridge_hall.py runs it as a process",
     ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
+    ("hall", 0): "runs until stopped: tests/test_hall_view.py runs it as a process",
+    ("hall", 3): "talks to a broker, never to a clock's port",
 }
 LOCAL = {
     "presets add",
@@ -192,7 +197,10 @@ def commands(parser=None, prefix=""):
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                found += commands(sub, prefix + name + " ") or [prefix + name]
+                leaves = commands(sub, prefix + name + " ")
+                if not leaves or sub.get_default("handler"):  # `goclock hall` runs by itself
+                    leaves.append(prefix + name)
+                found += leaves
     return found
 
 

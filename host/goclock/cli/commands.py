@@ -58,12 +58,52 @@ class Group(NamedTuple):
     name: str
     help: str
     commands: tuple
+    handler: str = None  # run when no subcommand is given (`goclock hall`)
+    args: tuple = ()  # that handler's options
 
 
 SIDE = arg("side", choices=SIDES)
 PACK = arg("dir", help="a pack folder, or the name of a shipped pack (zh, ja, en)")
 PACK_PROFILE = arg("--profile", choices=PROFILES, help="call profile (default: the manifest's)")
 LOG = arg("game", help="a pulled log file, or a game number on the clock")
+
+
+def hall_connect(sub=False):
+    """The hall's broker options: on `goclock hall` itself, and again on each of its
+    subcommands (there with defaults suppressed, so a value given before the subcommand
+    is not overwritten by the subcommand's default)."""
+
+    def d(value):
+        return argparse.SUPPRESS if sub else value
+
+    return (
+        arg("--hall", default=d(None), help="the hall's name (its topics: goclock/v1/HALL/...)"),
+        arg("--broker", default=d("127.0.0.1:1883"), help="the MQTT broker HOST[:PORT]"),
+        arg("--user", default=d(None), help="the hall's broker account"),
+        arg(
+            "--password-file",
+            default=d(None),
+            metavar="FILE",
+            help="its password (or $GOCLOCK_MQTT_PASSWORD)",
+        ),
+        arg("--tls", action="store_true", default=d(False), help="TLS (the system's CAs)"),
+        arg("--tls-ca", default=d(None), metavar="FILE", help="TLS, trusting this CA"),
+        arg(
+            "--folder",
+            default=d(None),
+            metavar="DIR",
+            help="the hall's folder: collected logs, assignments (default ./hall-HALL)",
+        ),
+        arg(
+            "--connect-timeout",
+            type=float,
+            default=d(20.0),
+            help="seconds to wait for the broker at the start (default 20)",
+        ),
+    )
+
+
+HALL_COMMANDS = ()
 
 NOTATION_HELP = (
     "time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
@@ -440,6 +480,13 @@ COMMANDS = (
             arg("-v", "--verbose", action="store_true", help="log every line"),
         ),
         json=False,
+    ),
+    Group(
+        "hall",
+        "the tournament hall over MQTT: every clock live, every log collected (docs/hall.md)",
+        HALL_COMMANDS,
+        handler="hall:do_hall",
+        args=hall_connect(),
     ),
     Command(
         "simulate",

@@ -163,6 +163,7 @@ class HallService:
             self.verdicts[(clock, game)] = check
             level = logging.INFO if check.ok else logging.WARNING
             log.log(level, "hall: %s game %d collected: %s", clock, game, check.verdict)
+            self.model.notice(self.now(), "%s game %d collected: %s" % (clock, game, check.verdict))
 
     def _reply(self, clock, payload):
         try:
