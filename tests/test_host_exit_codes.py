@@ -159,6 +159,15 @@ CASES = [
     ("hall", "none", 2),  # which hall?
     ("hall --hall Club", "none", 2),  # not a hall name: a-z 0-9 _ -
     ("hall --hall club --broker 127.0.0.1:1 --connect-timeout 0.3", "none", 1),  # no broker
+    ("hall assign DIR/none.xml --round 1 --hall club", "none", 2),
+    ("hall assign LOG --round 1 --hall club", "none", 2),  # not XML
+    ("hall result 1 B+R --round 1 --hall club --folder DIR", "none", 2),  # never assigned
+    ("hall result 1 B+X --round 1 --hall club --folder DIR", "none", 2),  # not an SGF RE
+    ("hall results --round 1 --hall club --folder DIR", "none", 2),
+    ("result 1 B+X", "idle", 2),
+    ("result 1 B+R", "idle", 2),  # the firmware on main has no `result` yet: refused
+    ("result 1 B+R", "silent", 1),
+    ("result 1 B+R", "none", 3),
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -178,6 +187,12 @@ NOT_HERE = {
     ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
     ("hall", 0): "runs until stopped: tests/test_hall_view.py runs it as a process",
     ("hall", 3): "talks to a broker, never to a clock's port",
+    ("hall assign", 0): "needs a broker and clocks: tests/test_hall_results.py",
+    ("hall assign", 1): "clocks that do not take it: tests/test_hall_results.py",
+    ("hall assign", 3): "talks to a broker, never to a clock's port",
+    ("hall result", 0): "needs an assigned round: tests/test_hall_results.py",
+    ("hall results", 0): "needs an assigned round: tests/test_hall_results.py",
+    ("result", 0): "the firmware's `result` command is to come (docs/hall.md)",
 }
 LOCAL = {
     "presets add",
@@ -187,6 +202,8 @@ LOCAL = {
     "voice convert",
     "voice phrases",
     "simulate",
+    "hall result",
+    "hall results",
 }
 
 

@@ -45,8 +45,9 @@ class HallClock:
             self.cli(capsys, "press", sides[i % 2])
 
     def end(self, capsys):
-        """Pause and reset: the game's `end` record closes its log."""
-        self.cli(capsys, "pause")
+        """Pause (when a clock runs) and reset: the game's `end` record closes its log."""
+        if self.status()["state"] == "running":
+            self.cli(capsys, "pause")
         self.cli(capsys, "reset", "--yes")
 
     def status(self):

@@ -103,7 +103,51 @@ def hall_connect(sub=False):
     )
 
 
-HALL_COMMANDS = ()
+HALL_COMMANDS = (
+    Command(
+        "assign",
+        "hall:do_hall_assign",
+        "send each table its pairing from an OpenGotha tournament file",
+        (
+            arg("file", help="the tournament, as OpenGotha saves it (XML)"),
+            arg("--round", type=ranged(1, None), required=True, help="the round to assign"),
+            arg(
+                "--clock-name",
+                default="table-{table}",
+                help="the clock of each table (default table-{table})",
+            ),
+            arg("--reply-timeout", type=float, default=5.0, help="seconds per clock (default 5)"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+    Command(
+        "result",
+        "hall:do_hall_result",
+        "enter a table's result at the hall (any SGF RE: B+R, W+T, B+3.5, 0, Void, ?)",
+        (
+            arg("table", type=ranged(1, None), help="the table"),
+            arg("result", help="the result, as SGF RE"),
+            arg("--round", type=ranged(1, None), required=True, help="the round"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+    Command(
+        "results",
+        "hall:do_hall_results",
+        "the round's results: OpenGotha XML (games only), EGF .h9, CSV",
+        (
+            arg("--round", type=ranged(1, None), required=True, help="the round"),
+            arg("--out", metavar="DIR", help="where to write them (default: the hall's folder)"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+)
 
 NOTATION_HELP = (
     "time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
@@ -480,6 +524,15 @@ COMMANDS = (
             arg("-v", "--verbose", action="store_true", help="log every line"),
         ),
         json=False,
+    ),
+    Command(
+        "result",
+        "hall:do_result",
+        "a game's result, written into its log (any SGF RE: B+R, W+T, B+3.5, 0, Void, ?)",
+        (
+            arg("game", type=ranged(1, None), help="the game's number on the clock"),
+            arg("result", help="the result, as SGF RE"),
+        ),
     ),
     Group(
         "hall",

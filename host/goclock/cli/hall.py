@@ -209,3 +209,130 @@ def do_hall(args):
                 "%s game %d: %d records, %s" % (g["clock"], g["game"], g["records"], g["verdict"])
             )
     return 0
+
+
+# ----- pairings and results ------------------------------------------------------------------
+
+
+def clock_for(pattern, table):
+    from ..bridge.hallformat import check_name
+
+    try:
+        return check_name("clock", pattern.replace("{table}", str(table)))
+    except ValueError as exc:
+        raise UsageError("--clock-name %r: %s" % (pattern, exc)) from None
+
+
+def do_hall_assign(args):
+    """Each table of the round its pairing: `assign` to clock table-N (or --clock-name)."""
+    from ..errors import DeviceIOError
+    from ..hall import opengotha, results
+
+    tournament = opengotha.read(args.file)
+    games = tournament.round(args.round)
+    if not games:
+        rounds = sorted({g.round for g in tournament.games})
+        raise UsageError(
+            "%s has no games in round %d (rounds paired: %s)"
+            % (args.file, args.round, ", ".join(map(str, rounds)) or "none")
+        )
+    pairs = [(g, clock_for(args.clock_name, g.table)) for g in games]
+    folder = folder_of(args)
+    results.record_assignments(folder, tournament, args.round, pairs)
+    # Its own session beside a running `goclock hall` (the same client id would take the
+    # view's session over), not kept after it.
+    svc = service(
+        args, client_id="goclock-hall-%s-assign-%d" % (args.hall, os.getpid()), persistent=False
+    )
+    failed = 0
+    try:
+        for g, clock in pairs:
+            b, w = tournament.players[g.black], tournament.players[g.white]
+            req = {
+                "event": tournament.name or tournament.short_name or None,
+                "round": args.round,
+                "table": g.table,
+                "black": b.full_name,
+                "white": w.full_name,
+                "handicap": g.handicap,
+            }
+            try:
+                reply = svc.request(clock, "assign", timeout=args.reply_timeout, **req)
+            except GoclockError as exc:
+                reply = {"ok": False, "error": str(exc)}
+            if reply.get("ok"):
+                print("table %d (%s): %s – %s" % (g.table, clock, b.full_name, w.full_name))
+            else:
+                failed += 1
+                print("table %d (%s): NOT ASSIGNED: %s" % (g.table, clock, reply.get("error")))
+    finally:
+        svc.stop()
+    print(
+        "round %d: %d of %d tables assigned; the pairing is kept in %s"
+        % (args.round, len(pairs) - failed, len(pairs), folder)
+    )
+    if failed:
+        raise DeviceIOError(
+            "%d tables not assigned (see above): run the same command again" % failed
+        )
+    return 0
+
+
+def do_hall_result(args):
+    """A result entered at the hall for a table of a round (kept in the hall's folder)."""
+    from ..hall import opengotha, results
+
+    opengotha.check_re(args.result)
+    folder = folder_of(args)
+    tables = (results.load(folder, results.ASSIGNMENTS).get("rounds") or {}).get(
+        str(args.round)
+    ) or {}
+    if str(args.table) not in tables:
+        raise UsageError(
+            "round %d has no table %d in %s (goclock hall assign)"
+            % (args.round, args.table, folder)
+        )
+    import time as _time
+
+    results.enter_result(
+        folder, args.round, args.table, args.result, by="hall", utc=int(_time.time() * 1000)
+    )
+    a = tables[str(args.table)]
+    print(
+        "round %d table %d: %s – %s %s"
+        % (args.round, args.table, a["black_name"], a["white_name"], args.result)
+    )
+    return 0
+
+
+def do_hall_results(args):
+    from ..hall import results
+
+    paths, rows = results.write_round(folder_of(args), args.round, args.out)
+    for table, a, re_value, by, src in rows:
+        how = (
+            " (%s%s)" % (by or "?", ", " + src if src else "")
+            if re_value != "?"
+            else "  NO RESULT YET"
+        )
+        print("table %d: %s – %s  %s%s" % (table, a["black_name"], a["white_name"], re_value, how))
+    for ext in ("xml", "h9", "csv"):
+        print("wrote %s" % paths[ext])
+    return 0
+
+
+def do_result(args):
+    """`goclock result GAME RE`: the result of a game, written into its log by the clock."""
+    from ..hall import opengotha
+    from ..link import discovery
+
+    opengotha.check_re(args.result)
+    with discovery.connect(args.port, args.timeout) as clock:
+        reply = clock.request("result", game=args.game, result=args.result)
+    if getattr(args, "json", False):
+        from .. import ui
+
+        ui.print_json(reply)
+    else:
+        print("game %d: %s" % (args.game, args.result))
+    return 0

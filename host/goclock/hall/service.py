@@ -22,6 +22,7 @@ import paho.mqtt.client as mqtt
 
 from ..bridge.hallformat import VERSION_ROOT, check_name
 from ..errors import DeviceTimeout, GoclockError
+from . import results
 from .collect import Collector
 from .model import Hall
 
@@ -48,11 +49,13 @@ class HallService:
         client_id=None,
         keepalive=30,
         now=wall_ms,
+        persistent=True,
     ):
         self.hall = check_name("hall", hall)
         self.root = "%s/%s" % (VERSION_ROOT, hall)
         self.collector = Collector(folder)
         self.collector.load()
+        self._bound = results.load(folder, results.GAMES)  # "clock/game" -> round, table
         self.model = Hall()
         self.now = now
         self.cond = threading.Condition()
@@ -65,10 +68,11 @@ class HallService:
         self._replies = {}
         self._ids = itertools.count(1)
         self.host, self.port, self.keepalive = host, port, keepalive
+        self.persistent = persistent
         c = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=client_id or "goclock-hall-%s" % hall,
-            clean_session=False,
+            clean_session=not persistent,
             protocol=mqtt.MQTTv311,
         )
         if user is not None:
@@ -80,7 +84,7 @@ class HallService:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_subscribe = self._on_subscribe
-        c.on_message = self._on_message
+        c.on_message = self._on_message if persistent else self._on_reply_only
         self.client = c
 
     # ----- the connection -----------------------------------------------------------------
@@ -108,7 +112,8 @@ class HallService:
             log.warning("hall: the broker %s:%d refused the hall: %s", self.host, self.port, reason)
             return
         log.info("hall: connected to %s:%d", self.host, self.port)
-        client.subscribe([("%s/+/%s" % (self.root, leaf), 1) for leaf in LEAVES])
+        leaves = LEAVES if self.persistent else ("reply",)
+        client.subscribe([("%s/+/%s" % (self.root, leaf), 1) for leaf in leaves])
         with self.cond:
             self.connected = True
             self.refusal = None
@@ -133,6 +138,12 @@ class HallService:
         except Exception:  # one bad message must not stop the hall's network thread
             log.exception("hall: a message on %s could not be handled", msg.topic)
 
+    def _on_reply_only(self, client, userdata, msg):
+        """A one-shot command (`hall assign`) reads replies only: the hall view, running
+        beside it, collects the logs."""
+        if msg.topic.endswith("/reply"):
+            self._on_message(client, userdata, msg)
+
     # ----- messages -----------------------------------------------------------------------
 
     def take(self, topic, payload):
@@ -147,6 +158,7 @@ class HallService:
             if leaf.startswith("log/"):
                 what = self.collector.take(clock, leaf[4:], payload)
                 if what == "new":
+                    self._bind(clock, int(leaf[4:]))
                     self._check_ended(clock, int(leaf[4:]))
                 elif what in ("refused", "conflict"):
                     self.model.notice(now, "%s: a log slice %s" % (clock, what))
@@ -155,6 +167,26 @@ class HallService:
             else:
                 self.model.take(clock, leaf, payload, now)
             self.cond.notify_all()
+
+    def _bind(self, clock, game):
+        """Note which round and table a game was played at, when it is first seen: the
+        clock's state (its assignment) if it names this game, else the hall's last
+        assignment to that clock (results.py reads it back; the log's own `info` wins)."""
+        key = "%s/%d" % (clock, game)
+        if key in self._bound:
+            return
+        st = self.model.clock(clock).state or {}
+        where = {"round": st.get("round"), "table": st.get("table")}
+        if st.get("game") != game or not isinstance(where["round"], int):
+            last = results.last_assignment(
+                results.load(self.collector.folder, results.ASSIGNMENTS), clock
+            )
+            where = {"round": last[0], "table": last[1]} if last else {"round": None, "table": None}
+        self._bound[key] = where
+        try:
+            results.save(self.collector.folder, results.GAMES, self._bound)
+        except OSError as exc:
+            log.warning("hall: cannot write %s: %s", results.GAMES, exc)
 
     def _check_ended(self, clock, game):
         g = self.collector.game(clock, game)
