@@ -164,6 +164,9 @@ CASES = [
     ("hall result 1 B+R --round 1 --hall club --folder DIR", "none", 2),  # never assigned
     ("hall result 1 B+X --round 1 --hall club --folder DIR", "none", 2),  # not an SGF RE
     ("hall results --round 1 --hall club --folder DIR", "none", 2),
+    ("hall setup --hall club --tables 2 --out DIR/broker", "none", 0),
+    ("hall setup --hall club --out DIR/broker", "none", 2),  # no clocks
+    ("hall setup --hall club --clocks Table-1 --out DIR/broker", "none", 2),
     ("result 1 B+X", "idle", 2),
     ("result 1 B+R", "idle", 2),  # the firmware on main has no `result` yet: refused
     ("result 1 B+R", "silent", 1),
@@ -204,6 +207,7 @@ LOCAL = {
     "simulate",
     "hall result",
     "hall results",
+    "hall setup",
 }
 
 

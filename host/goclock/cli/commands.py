@@ -147,6 +147,30 @@ HALL_COMMANDS = (
         json=False,
         device=False,
     ),
+    Command(
+        "setup",
+        "hall:do_hall_setup",
+        "write a Mosquitto config, ACL and hashed passwords for the hall",
+        (
+            arg("--clocks", metavar="NAMES", help="the clocks' names, comma-separated"),
+            arg("--tables", type=ranged(1, 10000), help="clocks table-1 ... table-N"),
+            arg("--out", metavar="DIR", help="where (default: the hall's folder's broker/)"),
+            arg("--port", type=ranged(1, 65535), default=1883, help="MQTT (default 1883)"),
+            arg("--ws-port", type=ranged(1, 65535), default=9001, help="WebSocket (default 9001)"),
+            arg("--bind", default="0.0.0.0", help="the address to listen on (default all)"),
+            arg("--spectators", action="store_true", help="anonymous read-only: state, event"),
+            arg("--tls-cert", metavar="FILE", help="the broker's certificate (PEM): TLS"),
+            arg("--tls-key", metavar="FILE", help="its private key (PEM)"),
+            arg(
+                "--log-refused",
+                action="store_true",
+                help="log each refused message (Mosquitto's debug log: every message)",
+            ),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
 )
 
 NOTATION_HELP = (

@@ -336,3 +336,38 @@ def do_result(args):
     else:
         print("game %d: %s" % (args.game, args.result))
     return 0
+
+
+def do_hall_setup(args):
+    """Write a Mosquitto config, ACL and hashed passwords for the hall."""
+    from ..hall import brokerconf
+
+    clocks = [c for c in (args.clocks or "").split(",") if c]
+    if args.tables:
+        clocks += ["table-%d" % n for n in range(1, args.tables + 1)]
+    out = args.out or os.path.join(folder_of(args), "broker")
+    try:
+        paths = brokerconf.setup(
+            out,
+            hall_name(args),
+            clocks,
+            port=args.port,
+            ws_port=args.ws_port,
+            spectators=args.spectators,
+            cert=args.tls_cert,
+            key=args.tls_key,
+            bind=args.bind,
+            log_refused=args.log_refused,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(
+        "wrote %s (MQTT on port %d, WebSocket on %d%s)"
+        % (paths["conf"], args.port, args.ws_port, ", TLS" if args.tls_cert else "")
+    )
+    print(
+        "accounts: hall, arbiter, %s; the passwords are in %s/ (one file each, only you read them)"
+        % (", ".join(clocks), paths["secrets"])
+    )
+    print("run it:   mosquitto -c %s" % paths["conf"])
+    return 0
