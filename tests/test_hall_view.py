@@ -141,20 +141,23 @@ def test_projection_of_other_time_controls():
     assert sd["main_ms"] == 0
 
 
-def until(proc, text, timeout=60.0):
-    """The child's output lines up to the one containing `text`, bounded in time."""
+def until(proc, text, timeout=60.0, stream=None):
+    """The child's output lines (stdout, or `stream`) up to the one that completes
+    `text` (a string, or a tuple of strings each in some line), bounded in time."""
+    wanted = set(text) if isinstance(text, tuple) else {text}
     lines, buf = [], b""
     end = time.monotonic() + timeout
-    fd = proc.stdout.fileno()
+    fd = (stream or proc.stdout).fileno()
     while True:
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
             lines.append(line.decode())
-            if text in lines[-1]:
+            wanted = {w for w in wanted if w not in lines[-1]}
+            if not wanted:
                 return lines
         left = end - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise AssertionError("no %r from goclock hall; got %r" % (text, lines[-5:]))
+            raise AssertionError("no %r from goclock hall; got %r" % (wanted, lines[-5:]))
         chunk = os.read(fd, 65536)
         if not chunk:
             raise AssertionError("goclock hall stopped: %r" % proc.stderr.read()[-800:])
