@@ -95,6 +95,8 @@ class HallService:
         return self
 
     def stop(self):
+        with self.cond:
+            self.connected = False  # ours: not a broker lost
         self.client.disconnect()
         self.client.loop_stop()
 
