@@ -193,3 +193,30 @@ def test_goclock_hall_through_a_broker_restart(runtime_dir, mosquitto, tmp_path,
     text = out.decode()
     assert "table-5 game %d: " % game in text and ", intact," in text
     assert any("table-5" in x and "running" in x for x in lines)
+
+
+def test_the_acknowledge_key_sends_arbiter_ack(runtime_dir, mosquitto, tmp_path, capsys):
+    """`a` in the view: arbiter.ack to the clock calling longest, its answer noted. The
+    firmware on main has no arbiter.ack yet (docs: to come) and says so: the view shows
+    that refusal instead of pretending the call was acknowledged."""
+    from goclock.cli.hall import acknowledge
+    from support.hallclocks import hall_service
+    from support.mqttsub import Subscriber
+
+    svc = hall_service(mosquitto.port, tmp_path / "hall")
+    table = HallClock(tmp_path, "table-9", mosquitto.port)
+    watch = Subscriber(mosquitto.port, "goclock/v1/%s/table-9/cmd" % HALL, client_id="cmd-watch")
+    try:
+        svc.take("goclock/v1/%s/table-9/arbiter" % HALL, b'{"calling":true,"since_utc":1}')
+        assert [c.name for c in svc.model.calls()] == ["table-9"]
+        acknowledge(svc, svc.model.calls()[0].name)
+        sent = watch.wait_json("cmd")
+        assert sent["cmd"] == "arbiter.ack" and sent["by"] == "hall"
+        svc.wait(lambda: any("table-9: arbiter.ack" in n for _, n in svc.model.notices), 20)
+        with svc.cond:
+            note = [n for _, n in svc.model.notices if "arbiter.ack" in n][-1]
+        assert "refused: unknown command" in note or note == "table-9: call acknowledged"
+    finally:
+        watch.close()
+        table.stop()
+        svc.stop()

@@ -68,7 +68,13 @@ def payloads(clock, move, t, rec, offset):
         "turn": "white" if s == "black" else "black",
         "black": side(3600000 - t // 2),
         "white": side(3600000 - t // 2),
-        "time_control": {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30, "calls": "cn"},
+        "time_control": {
+            "type": "byoyomi",
+            "main": 3600,
+            "periods": 5,
+            "period": 30,
+            "calls": "cn",
+        },
         "game": 1,
         "moves": move,
         "event": "Bench Open",
@@ -94,7 +100,9 @@ def worker(port, names, seconds, gap, start_at, out):
     clients = {}
     connected = threading.Semaphore(0)
     for name in names:
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="clock-" + name, protocol=mqtt.MQTTv311)
+        c = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id="clock-" + name, protocol=mqtt.MQTTv311
+        )
         c.max_inflight_messages_set(8)
         c.on_connect = lambda *a: connected.release()
         c.connect_async("127.0.0.1", port, 60)
@@ -120,7 +128,9 @@ def worker(port, names, seconds, gap, start_at, out):
         st = state[name]
         st["move"] += 1
         st["rec"] += 1
-        msgs_out, size = payloads(name, st["move"], int((at - start_at) * 1000), st["rec"], st["offset"])
+        msgs_out, size = payloads(
+            name, st["move"], int((at - start_at) * 1000), st["rec"], st["offset"]
+        )
         st["offset"] += size
         for leaf, payload, qos, retain in msgs_out:
             topic = "%s/%s/%s" % (ROOT, name, leaf)
@@ -146,12 +156,47 @@ def cpu_of(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class Broker:
+    """Mosquitto on a free loopback port, its log in a file: a pipe nobody reads fills
+    up at a thousand connections' log lines and stops the broker."""
+
+    def __init__(self, folder):
+        import socket
+        import subprocess
+
+        from support.mosquitto import BINARY, free_port
+
+        self.port = free_port()
+        conf = os.path.join(folder, "mosquitto.conf")
+        with open(conf, "w") as f:
+            f.write(
+                "listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                "max_queued_messages 1000000\nlog_dest file %s\n"
+                % (self.port, os.path.join(folder, "mosquitto.log"))
+            )
+        self.proc = subprocess.Popen(
+            [BINARY, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.time() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return
+            except OSError:
+                if time.time() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError("mosquitto did not start") from None
+                time.sleep(0.05)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(20)
+
+
 def run(n, seconds, gap):
     from goclock.hall.service import HallService
-    from support.mosquitto import Mosquitto
 
     folder = tempfile.mkdtemp(prefix="hallbench")
-    broker = Mosquitto(folder, extra="max_queued_messages 1000000\nmax_inflight_messages 100\n")
+    broker = Broker(folder)
     latencies = []
     lock = threading.Lock()
 
@@ -169,7 +214,9 @@ def run(n, seconds, gap):
     out = multiprocessing.Queue()
     start_at = time.time() + 5 + n / 100.0
     procs = [
-        multiprocessing.Process(target=worker, args=(broker.port, names[k::2], seconds, gap, start_at, out))
+        multiprocessing.Process(
+            target=worker, args=(broker.port, names[k::2], seconds, gap, start_at, out)
+        )
         for k in range(2)
     ]
     for p in procs:
