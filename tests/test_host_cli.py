@@ -244,11 +244,11 @@ def test_watch_prints_events_and_leaves_on_ctrl_c(line, capsys):
 
     assert device.do_watch(args, now=now) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("running, black to move, 0 moves played  |  black 0:00.0  5 × 0:33")
+    assert out[0].startswith("running, black to move, 0 moves played  |  black 0:00  5 × 0:33")
     assert out[1:4] == [
-        "running, black to move, 0 moves played  |  black 0:00.0  5 × 0:31  |  white 1:05  5 × 1:00",
+        "running, black to move, 0 moves played  |  black 0:00  5 × 0:31  |  white 1:05  5 × 1:00",
         "1:35  Black: “30秒”",
-        "running, black to move, 0 moves played  |  black 0:00.0  5 × 0:30  |  white 1:05  5 × 1:00",
+        "running, black to move, 0 moves played  |  black 0:00  5 × 0:30  |  white 1:05  5 × 1:00",
     ]
     assert line.requests[-1]["cmd"] == "watch" and line.requests[-1]["on"] is False
     assert not line.session.protocol.watching

@@ -94,7 +94,7 @@ def test_missing_moves_and_out_of_order(tmp_path, capsys):
 def test_time_going_back(tmp_path, capsys):
     records = [press(5000, 0, 1), ("call", 4000, 1, "30秒", None), press(9000, 1, 2)]
     rc, doc, err = verify(capsys, write_log(tmp_path, records))
-    assert rc == 2 and doc["problems"] == [[4, "time goes back from 0:05.0 to 0:04.0"]]
+    assert rc == 2 and doc["problems"] == [[4, "time goes back from 0:05 to 0:04"]]
 
 
 def test_a_power_resume_may_go_back_to_its_resume_point(tmp_path, capsys):

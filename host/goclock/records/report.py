@@ -36,9 +36,9 @@ def _left_text(tc, move):
     if not left:
         return "-"
     if "spent_ms" in left:  # untimed: nothing is left; the side's total so far
-        return "%s used" % ui.clock_text(left["spent_ms"])
+        return "%s used" % ui.time_used(left["spent_ms"])
     seconds, count = move_time_left(tc, move)
-    text = ui.clock_text(int(float(seconds) * 1000))
+    text = ui.time_left(int(float(seconds) * 1000))
     if count is not None:
         text += " (%s %s)" % (count, "moves" if tc.get("type") == "canadian" else "periods")
     if left.get("points"):
@@ -53,25 +53,25 @@ def print_report(record):
     for col in ("#", "side", "at", "used", "left"):
         table.add_column(col, justify="right" if col != "side" else "left")
     for m in record.moves:
-        used = ui.clock_text(m.get("used_ms"))
+        used = ui.time_used(m.get("used_ms"))
         if m.get("pass"):
             used = "pass (ruling) %s" % used
-        table.add_row(str(m["n"]), m["side"], ui.clock_text(m.get("t")), used, _left_text(tc, m))
+        table.add_row(str(m["n"]), m["side"], ui.time_used(m.get("t")), used, _left_text(tc, m))
     con.print(table)
     totals = Table(title="totals", header_style="bold")
     for col in ("side", "moves", "used", "average", "longest", "in overtime"):
         totals.add_column(col)
     for side, s in summary(record).items():
         longest = (
-            "%s (move %s)" % (ui.clock_text(s["longest_ms"]), s["longest_move"])
+            "%s (move %s)" % (ui.time_used(s["longest_ms"]), s["longest_move"])
             if s["longest_move"]
             else "-"
         )
         totals.add_row(
             side,
             str(s["moves"]),
-            ui.clock_text(s["used_ms"]),
-            ui.clock_text(s["average_ms"]),
+            ui.time_used(s["used_ms"]),
+            ui.time_used(s["average_ms"]),
             longest,
             str(s["overtime_moves"]),
         )

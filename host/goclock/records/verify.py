@@ -50,7 +50,7 @@ def problems(record):
                 found.append(
                     (
                         line,
-                        "time goes back from %s to %s" % (ui.clock_text(last_t), ui.clock_text(t)),
+                        "time goes back from %s to %s" % (ui.time_used(last_t), ui.time_used(t)),
                     )
                 )
             last_t = t
