@@ -99,7 +99,9 @@ def test_time_set_needs_something(line, capsys):
 
 
 def test_reset_to_a_preset_by_name(line, capsys):
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "cn-national", "fast")
+    rc, out, err = run(
+        capsys, "--port", line.path, "presets", "push", "cn-national", "fast", "--yes"
+    )
     assert rc == 0, err
     assert [p["name"] for p in line.session.get_presets()] == ["cn-national", "fast"]
     rc, out, err = run(capsys, "--port", line.path, "reset", "--preset", "fast")
@@ -118,7 +120,7 @@ def test_user_presets(line, capsys):
     rc, out, err = run(capsys, "--json", "presets", "list")
     mine = [p for p in json.loads(out) if p["origin"] == "yours"]
     assert mine[0]["time_control"]["main"] == 2700
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push")  # yours by default
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")  # yours
     assert [p["name"] for p in line.session.get_presets()] == ["club"]
     rc, out, err = run(capsys, "--port", line.path, "config", "set", "--preset", "club")
     assert rc == 0 and line.session.store.config["time_control"]["periods"] == 5
@@ -146,7 +148,7 @@ def test_every_builtin_preset_fits_one_request(line, capsys):
     # The clock comes with the built-ins as its factory presets: replace them first, so that
     # what it holds afterwards is what the push sent.
     line.clock.ask("presets.set", presets=[{"name": "x", "time_control": {"type": "untimed"}}])
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push")
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")
     assert rc == 0, err
     (push,) = sent(line, "presets.set")
     names = [p["name"] for p in line.session.get_presets()]

@@ -93,8 +93,8 @@ def test_the_report_shows_every_action_and_explains_the_time_left(log_file, caps
     for row in (
         "start 10:00 10:00",
         "- used from main time -9:00 -0:29",
-        "- lateness charged -1:00 -0:00",
-        "+/- adjustments +0:00 -4:40",
+        "- lateness charged -1:00 0:00",
+        "+/- adjustments 0:00 -4:40",
         "= main time left 0:00 4:50",
     ):
         assert row in " ".join(text.replace("│", " ").split()), row

@@ -79,6 +79,8 @@ def side_text(st):
         text += "  %s" % plural(st["points"], "penalty point")
     if st.get("flagged"):
         text += "  FLAG"
+    if st.get("absent"):  # marked late and not arrived (art. 22): its clock runs meanwhile
+        text += "  ABSENT"
     return text
 
 
@@ -87,8 +89,9 @@ def status_table(st, title=None):
     table.add_column("")
     table.add_column("time")
     for side in SIDES:
-        mark = "▶ " if st.get("turn") == side and st.get("state") == "running" else "  "
-        table.add_row(mark + side, side_text(st.get(side)))
+        # The side to move, its clock running or to run on resume (a pause keeps the turn).
+        to_move = st.get("turn") == side and st.get("state") in ("running", "paused")
+        table.add_row(("▶ " if to_move else "  ") + side, side_text(st.get(side)))
     return table
 
 

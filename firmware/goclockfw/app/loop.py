@@ -43,6 +43,9 @@ class BoardPorts(Ports):
     def ram_free(self):
         return self.board.ram_free()
 
+    def unique_id(self):
+        return self.board.unique_id() if hasattr(self.board, "unique_id") else None
+
 
 class Loop:
     def __init__(self, board, session=None):

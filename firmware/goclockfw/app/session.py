@@ -37,6 +37,7 @@ from goclockfw.core.timecontrol import SIDE_NAMES, parse
 from goclockfw.protocol.commands import Protocol
 from goclockfw.storage.chunks import ChunkPool
 from goclockfw.storage.configstore import ConfigStore
+from goclockfw.storage.identity import clock_id
 from goclockfw.storage.journal import MARK_MS, SNAPSHOT_MOVES, Journal
 
 IDLE = gameclock.IDLE
@@ -77,6 +78,11 @@ class Ports:
     def ram_free(self):
         return -1
 
+    def unique_id(self):
+        """The board's own unique id (bytes), or None: the clock then makes one and keeps
+        it in flash (storage/identity.py)."""
+        return None
+
     def erasing(self, on):
         """The flash may erase from now (True) until told False: the ESP32 board turns its
         button interrupts off meanwhile (board/esp32board.py)."""
@@ -97,6 +103,7 @@ class Session:
         self.fs = ports.fs
         self.now = now  # the clock's time: the board's tick, held back by unconfirmed edges
         self.errors = 0
+        self._clock_id = None  # made at the first `info` (storage/identity.py)
         self.out = OutBuffer()
         self.store = ConfigStore(self.fs)
         self.journal = Journal(
@@ -597,8 +604,11 @@ class Session:
     # ----- the protocol's interface (protocol/commands.py) ----------------------------
 
     def info(self):
+        if self._clock_id is None:
+            self._clock_id = clock_id(self.fs, self.ports.unique_id())
         return {
             "version": VERSION,
+            "clock_id": self._clock_id,  # not "id": a reply carries its request's id
             "board": self.ports.name,
             "flash_free": self.fs.free(),
             "ram_free": self.ports.ram_free(),

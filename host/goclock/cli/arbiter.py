@@ -130,4 +130,31 @@ def do_late(args):
 
 
 def do_arrive(args):
-    return _side_request(args, "arrive", "arrived: charged for the lateness (goclock status)")
+    """The late side arrives; says what was charged (the reply's charged_ms and late_ms)."""
+    with discovery.connect(args.port, args.timeout) as clock:
+        reply = clock.request("arrive", side=args.side)
+        if not reply.get("accepted"):
+            raise UsageError(
+                "the clock refused arrive %s: %s" % (args.side, reply.get("reason") or "no reason")
+            )
+        left = clock.request("status").get(args.side)
+    return _show_state(args, reply, arrival_text(args.side, reply, left))
+
+
+def arrival_text(side, reply, left):
+    """What an arrival cost, in words: the rules charge twice the lateness in all; what the
+    side's clock ran while it was away counts toward that, the rest comes off main time."""
+    late, charged = reply.get("late_ms"), reply.get("charged_ms")
+    if not isinstance(late, int) or not isinstance(charged, int):
+        return "%s arrived: charged for the lateness (goclock status)" % side
+    text = "%s arrived %s late: twice that, %s, is charged in all; %s came off main time now" % (
+        side,
+        ui.time_used(late),
+        ui.time_used(2 * late),
+        ui.time_used(charged),
+    )
+    if isinstance(left, dict):
+        if left.get("main_ms") == 0 and charged > 0:
+            text += ", all the main time there was"
+        text += " (now %s)" % ui.side_text(left).strip()
+    return text

@@ -165,8 +165,12 @@ COMMANDS = (
             Command(
                 "push",
                 "config:do_presets_push",
-                "store presets on the clock (default: yours, or the built-ins)",
-                (arg("names", nargs="*", help="presets to push, in order (at most 10)"),),
+                "store presets on the clock (default: yours, or the built-ins), replacing "
+                "its own after saying which",
+                (
+                    arg("names", nargs="*", help="presets to push, in order (at most 10)"),
+                    arg("--yes", action="store_true", help="replace without asking (scripts)"),
+                ),
             ),
         ),
     ),
@@ -301,13 +305,19 @@ COMMANDS = (
             Command(
                 "clear",
                 "logs:do_clear",
-                "delete finished games from the clock",
+                "delete finished games from the clock (only those pulled, and after asking)",
                 (
                     arg(
                         "game",
                         nargs="?",
                         type=int,
                         help="one game (default: every finished game)",
+                    ),
+                    arg("--yes", action="store_true", help="delete without asking (scripts)"),
+                    arg(
+                        "--force",
+                        action="store_true",
+                        help="delete games never pulled to this computer too",
                     ),
                 ),
                 json=False,

@@ -18,7 +18,7 @@ from rich.table import Table
 from .. import ui
 from ..errors import DeviceIOError, GoclockError, UsageError
 from ..link import discovery
-from ..records import kinds, pull, report, sgfmerge, verify
+from ..records import kinds, ledger, pull, report, sgfmerge, verify
 from ..records.gamerecord import LEFT_FIELDS, GameRecord
 
 
@@ -61,6 +61,7 @@ def do_pull(args):
     with discovery.connect(args.port, args.timeout) as clock:
         logs = clock.request("logs.list")["logs"]
         st = clock.request("status")
+        clock_id = clock.info.get("clock_id")
         current = st.get("game")  # its log may still grow: a record may be half written
         # A game lost on time is over (a ruling may still follow): only these go on.
         running = current if st.get("state") in ("running", "paused") else None
@@ -94,6 +95,8 @@ def do_pull(args):
         record = GameRecord.from_file(res["path"])
         check = verify.Check(record)
         res.update(check.as_json())
+        with open(res["path"], "rb") as f:  # written down once verified: logs clear asks
+            res["noted"] = ledger.note(clock_id, res["game"], f.read(), res["path"], check, record)
         res["outcome"] = record.outcome
         res["state"] = record.replayed.state
         # A game still on may end in a record still being written: not damage.
@@ -292,9 +295,70 @@ def do_report(args):
     return 0
 
 
-def do_clear(args):
+def do_clear(args, ask=None):
+    """Delete finished games' logs from the clock, never by a slip: each game is listed
+    (moves, how it ended, whether it was pulled); a game never pulled is refused unless
+    --force; in a terminal the tool asks, in a script it needs --yes (exit 2 without)."""
     with discovery.connect(args.port, args.timeout) as clock:
-        req = {} if args.game is None else {"game": args.game}
-        removed = clock.request("logs.clear", **req)["removed"]
-    print("%d game log%s removed from the clock" % (removed, "" if removed == 1 else "s"))
+        clock_id = clock.info.get("clock_id")
+        logs = clock.request("logs.list")["logs"]
+        current = clock.request("status").get("game")
+        on_clock = [e["game"] for e in logs]
+        if args.game is not None:
+            if args.game not in on_clock:
+                raise UsageError(
+                    "the clock has no game %d (it has: %s)" % (args.game, _ids(on_clock))
+                )
+            if args.game == current:
+                raise UsageError(
+                    "game %d is the clock's current game: its log is never deleted (goclock "
+                    "reset starts the next game)" % args.game
+                )
+        chosen = [e for e in logs if e["game"] != current]
+        if args.game is not None:
+            chosen = [e for e in chosen if e["game"] == args.game]
+        if not chosen:
+            print("no finished game logs to delete")
+            return 0
+        rows = [_clear_row(clock, clock_id, e) for e in chosen]
+        for row in rows:
+            print(row["text"])
+        unpulled = [r for r in rows if not r["pulled"]]
+        if unpulled and not args.force:
+            games = " ".join(str(r["game"]) for r in unpulled)
+            raise UsageError(
+                "%s never pulled to this computer: goclock logs pull %s -o DIR first (or "
+                "--force to delete %s all the same)"
+                % (
+                    "game %s was" % games if len(unpulled) == 1 else "games %s were" % games,
+                    games if len(unpulled) == 1 else "--all",
+                    "it" if len(unpulled) == 1 else "them",
+                )
+            )
+        if not args.yes:
+            what = ui.plural(len(rows), "game log")
+            answer = (ask or ui.confirm)("Delete %s from the clock?" % what)
+            if answer is None:
+                raise UsageError(
+                    "%s would be deleted: run goclock logs clear --yes to delete from a script"
+                    % what
+                )
+            if not answer:
+                raise UsageError("nothing deleted")
+        removed = 0
+        for row in rows:  # one by one: a game that ended meanwhile is not among them
+            removed += clock.request("logs.clear", game=row["game"])["removed"]
+    print("%s removed from the clock" % ui.plural(removed, "game log"))
     return 0
+
+
+def _clear_row(clock, clock_id, entry):
+    """What `logs clear` says of one game before it deletes it."""
+    game, size = entry["game"], entry.get("size", 0)
+    data, offset = pull.tail(clock, game, size)
+    moves, outcome = pull.tail_summary(data, offset)
+    ok, where = ledger.pulled(clock_id, game, size, ledger.last_checksum(data))
+    parts = ["game %d" % game, ui.plural(moves, "move") if moves is not None else "no moves"]
+    parts.append(outcome or "no end recorded")
+    parts.append(where if ok else "NOT PULLED (%s)" % where)
+    return {"game": game, "pulled": ok, "text": ": ".join([parts[0], ", ".join(parts[1:])])}

@@ -88,6 +88,8 @@ def _term(ms, sign, how):
     """One figure of the account as shown: (its text, its whole seconds with sign)."""
     if how == "left":
         return ui.time_left(ms), (ms + 999) // 1000 if ms > 0 else 0
+    if ms == 0:
+        return ui.time_used(0), 0
     s = abs(ms) // 1000
     if sign == "±":
         mark = "-" if ms < 0 else "+"
