@@ -38,7 +38,7 @@ EVENTS = [
     ),
     (
         {"event": "arrive", "t": 120000, "side": "white", "charged_ms": 120000, "late_ms": 120000},
-        "2:00  White arrived 2:00 late, charged 2:00",
+        "2:00  White arrived 2:00 late: 2:00 more charged (twice the lateness in all)",
     ),
     (
         {"event": "period", "t": 120000, "side": "black", "left": 1},

@@ -54,7 +54,9 @@ def _block(ev):
 
 
 def _arrive(ev):
-    return "%s arrived %s late, charged %s" % (
+    # charged_ms is what came off main time now: twice the lateness in all, less what the
+    # side's clock ran while it was away (README, "Late arrival").
+    return "%s arrived %s late: %s more charged (twice the lateness in all)" % (
         _who(ev),
         ui.time_used(ev.get("late_ms")),
         ui.time_used(ev.get("charged_ms")),
