@@ -358,7 +358,11 @@ def _clear_row(clock, clock_id, entry):
     data, offset = pull.tail(clock, game, size)
     moves, outcome = pull.tail_summary(data, offset)
     ok, where = ledger.pulled(clock_id, game, size, ledger.last_checksum(data))
-    parts = ["game %d" % game, ui.plural(moves, "move") if moves is not None else "no moves"]
+    if moves is not None:
+        counted = ui.plural(moves, "move")
+    else:  # no press in the log, or none in the part of it read
+        counted = "no moves" if offset == 0 else "moves not counted"
+    parts = ["game %d" % game, counted]
     parts.append(outcome or "no end recorded")
     parts.append(where if ok else "NOT PULLED (%s)" % where)
     return {"game": game, "pulled": ok, "text": ": ".join([parts[0], ", ".join(parts[1:])])}

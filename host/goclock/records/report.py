@@ -97,13 +97,16 @@ def _term(ms, sign, how):
     return sign + ui.time_used(ms), s if sign != "-" else -s
 
 
-def account_rows(acc):
+def account_rows(acc, cut=False):
     """[(label, {side: text})] of the rows to print (an all-zero term is left out), and
-    whether the figures as rounded add up to the second on both sides."""
+    whether the figures as rounded add up to the second on both sides. `cut`: the log's
+    beginning is gone (a full flash), so the account starts at the first record kept."""
     rows = []
     adds_up = True
     totals = {side: 0 for side in SIDES}
     for key, label, sign, how in ACCOUNT_ROWS:
+        if key == "start_ms" and cut:
+            label = "at the first record kept"
         if key not in ("start_ms", "shown_ms") and not any(acc[s][key] for s in SIDES):
             continue
         texts = {}
@@ -203,7 +206,7 @@ def print_report(record, check=None):
         book.add_column("")
         for side in SIDES:
             book.add_column(side, justify="right")
-        rows, adds_up = account_rows(acc)
+        rows, adds_up = account_rows(acc, bool(record.cut))
         for label, texts in rows:
             book.add_row(label, *(texts[s] for s in SIDES))
         book.add_row("the clock shows", *(ui.side_text(acc[s]["status"]) for s in SIDES))

@@ -130,7 +130,7 @@ def _root_notes(root, record, warnings):
     lines = ["goclock: %s: %s" % (report.title(record), record.outcome)]
     acc = report.account(record)
     if acc:
-        rows, _ = report.account_rows(acc)
+        rows, _ = report.account_rows(acc, bool(record.cut))
         for side in SIDES:
             lines.append(
                 "%s's main time: %s"
