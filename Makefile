@@ -11,7 +11,7 @@ FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
 	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
-	hardware-tools wiring case
+	hardware-tools wiring case soak
 
 all: test
 
@@ -131,6 +131,15 @@ measure-rp2: rp2-images
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
 	$(PY) -m tools.bench.heap
+
+# A power cut at every flash operation of many seeds' workloads, with every tear (half an
+# hour and more; tests/test_powercut.py runs a part of it in `make test`): the skipped
+# tests of tests/test_powercut_soak.py, run. SOAK_SEEDS, SOAK_GEOMETRIES, SOAK_TEARS,
+# SOAK_EVERY, SOAK_ENGINE (cpython or micropython): see there.
+soak: $(STAMP)
+	GOCLOCK_SOAK=1 GOCLOCK_SOAK_SEEDS="$(SOAK_SEEDS)" GOCLOCK_SOAK_GEOMETRIES="$(SOAK_GEOMETRIES)" \
+		GOCLOCK_SOAK_TEARS="$(SOAK_TEARS)" GOCLOCK_SOAK_EVERY="$(SOAK_EVERY)" \
+		GOCLOCK_SOAK_ENGINE="$(SOAK_ENGINE)" $(PY) -m pytest -q -s tests/test_powercut_soak.py
 
 # tools/bench runs the core's benchmark, then every other one in tools/bench (heap included).
 bench: $(STAMP)

@@ -186,6 +186,7 @@ class Session:
         clock.listener = self
         if j.begin(gid) is None:  # a fresh part: a part is never written again after a cut
             self.records.problem(j.error)
+        self._spare(now)  # the boot is quiet: a spare for that part, or for the next one
         r = self.records
         r.started = True
         if replay.refused:
@@ -233,15 +234,20 @@ class Session:
         """Set up the next game (idle): its log's first part is claimed now, while all is quiet."""
         j = self.journal
         if j.current is None:
-            for _ in range(4):  # no clock runs: a few erases now make the first spare
-                if j.spares or not j.wants_work(False):
-                    break
-                note = self._work(False)
-                if note:
-                    self.notice("storage", note, now, speak=False)
+            self._spare(now)
             if j.begin() is None:
                 self.records.problem(j.error)
         self._set_clock(tc_json, now)
+
+    def _spare(self, now):
+        """No clock runs: a few erases now make a spare chunk, if none is ready."""
+        j = self.journal
+        for _ in range(4):
+            if j.spares or not j.wants_work(False):
+                break
+            note = self._work(False)
+            if note:
+                self.notice("storage", note, now, speak=False)
 
     def _set_clock(self, tc_json, now):
         if tc_json is None:

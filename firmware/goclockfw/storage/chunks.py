@@ -192,31 +192,41 @@ class ChunkPool:
         self.bdev.writeblocks(block, self._page, 0)
         self.programs += 1
 
-    def program(self, i, offset, data, n=-1):
-        """Program bytes `data[:n]` at `offset` of chunk `i` (erased bytes only)."""
+    def program(self, i, offset, data, n=-1, lead=-1):
+        """Program bytes `data[:n]` at `offset` of chunk `i` (erased bytes only); with
+        `lead` (a byte value), that byte at `offset` and the data after it, in the same
+        page programs."""
         if n < 0:
             n = len(data)
         block = self.blocks[i]
         page = self._page
         base = offset - offset % PAGE
         start = offset - base
-        if start + n <= PAGE and n == len(data):
+        first = 1 if lead >= 0 else 0
+        if start + first + n <= PAGE and n == len(data):
             # The usual record: one page, the whole buffer: copied in place, no allocation.
             page[0:PAGE] = _BLANK
-            page[start : start + n] = data
+            if first:
+                page[start] = lead
+            page[start + first : start + first + n] = data
             self.bdev.writeblocks(block, page, base)
             self.programs += 1
             return
         view = memoryview(data)
-        done = 0
+        done = -first  # bytes of data programmed (-1: the lead byte is still to come)
         while done < n:
-            at = offset + done
+            at = offset + first + done
             base = at - at % PAGE
             start = at - base
             count = PAGE - start
+            page[0:PAGE] = _BLANK  # in place: copies, allocates nothing
+            if done < 0:
+                page[start] = lead
+                done = 0
+                start += 1
+                count -= 1
             if count > n - done:
                 count = n - done
-            page[0:PAGE] = _BLANK  # in place: copies, allocates nothing
             page[start : start + count] = view[done : done + count]
             self.bdev.writeblocks(block, page, base)
             self.programs += 1
