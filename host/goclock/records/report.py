@@ -121,6 +121,29 @@ def account_rows(acc, cut=False):
     return rows, adds_up
 
 
+_WORDS = {
+    "increments_ms": "increments",
+    "received_ms": "received",
+    "used_ms": "used",
+    "lateness_ms": "lateness",
+    "adjustments_ms": "adjustments",
+    "other_ms": "unexplained",
+}
+
+
+def account_sentence(acc):
+    """One side's account on one line: "10:00 start - 9:00 used - 1:00 lateness = 0:00 left"
+    (the terms that are not zero; each rounded by the clock's rule)."""
+    parts = ["%s start" % ui.time_left(acc["start_ms"])]
+    for key, _label, sign, _how in ACCOUNT_ROWS[1:-1]:
+        v = acc[key]
+        if not v:
+            continue
+        mark = ("+" if v > 0 else "-") if sign == "±" else sign
+        parts.append("%s %s %s" % (mark, ui.time_used(abs(v)), _WORDS[key]))
+    return "%s = %s left" % (" ".join(parts), ui.time_left(acc["shown_ms"]))
+
+
 def exact_line(acc):
     """The account of one side to the millisecond, as a sum."""
     parts = ["%d" % acc["start_ms"]]

@@ -130,12 +130,12 @@ def _root_notes(root, record, warnings):
     lines = ["goclock: %s: %s" % (report.title(record), record.outcome)]
     acc = report.account(record)
     if acc:
-        rows, _ = report.account_rows(acc, bool(record.cut))
+        first = "at the first record kept" if record.cut else "main time"
         for side in SIDES:
-            lines.append(
-                "%s's main time: %s"
-                % (side, "  ".join("%s %s" % (lbl, t[side]) for lbl, t in rows))
-            )
+            text = report.account_sentence(acc[side])
+            if record.cut:
+                text = text.replace(" start ", " %s " % first, 1)
+            lines.append("%s's main time: %s" % (side.capitalize(), text))
     _add_comment(root, lines)
 
 
@@ -227,8 +227,8 @@ def merge(game, record):
             "an untimed game: SGF has no property for the time a move took, so no BL/WL "
             "were written (goclock logs export has every move's time)"
         )
-    _comment_actions(record, root, node_of_move)
     _root_notes(root, record, warnings)
+    _comment_actions(record, root, node_of_move)
     return {
         "sgf_moves": len(nodes) + skip,
         "log_moves": len(moves) + skip,
@@ -265,9 +265,9 @@ def timed_sgf(record):
             % (what, move["n"], move["side"].capitalize(), ui.time_used(move.get("used_ms"))),
         )
         node_of_move[i] = node
-    _comment_actions(record, root, node_of_move)
     warnings = []
     _root_notes(root, record, warnings)
+    _comment_actions(record, root, node_of_move)
     return game, {"timed": len(record.moves), "warnings": warnings, "mismatch": None}
 
 
