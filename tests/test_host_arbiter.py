@@ -96,7 +96,7 @@ def test_reset_without_a_game_in_progress_asks_nothing(line, capsys, state):
 def test_running_clock_is_refused_by_the_clock(line, capsys):
     line.clock.start()
     rc, out, err = run(capsys, "--port", line.path, "reset", "--yes")
-    assert rc == 2 and "a clock is running: pause it first" in err
+    assert rc == 2 and "the clock is running: pause it first" in err
     assert line.session.clock.state == "running"
 
 

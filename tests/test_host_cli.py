@@ -71,9 +71,7 @@ def test_refused_while_running(line, capsys):
     rc, out, err = run(
         capsys, "--port", line.path, "time", "set", "black", "25:00", "--periods", "3"
     )
-    one_line_error(
-        rc, err, "the clock refused time.set: time can only be set while the clocks are paused"
-    )
+    one_line_error(rc, err, "time can only be set while the clocks are paused")
     rc, out, err = run(capsys, "--port", line.path, "pause")
     assert rc == 0 and "paused" in out
     rc, out, err = run(
@@ -286,6 +284,9 @@ class FakeBoard:
     def mkdir(self, path):
         self.dirs.append(path)
 
+    def walk(self, path):
+        return [p for p in sorted(self.files) if p.startswith(path.rstrip("/") + "/")]
+
     def put(self, local, remote, progress=None):
         with open(local, "rb") as f:
             self.files[remote] = f.read()
@@ -321,10 +322,12 @@ def firmware(tmp_path, monkeypatch):
     return src
 
 
-def _deploy(args, present=()):
+def _deploy(args, present=(), install_driver=lambda port: (True, None)):
     boards = []
     rc = deploy.do_deploy(
-        args, open_board=lambda port: boards.append(FakeBoard(port, present)) or boards[-1]
+        args,
+        open_board=lambda port: boards.append(FakeBoard(port, present)) or boards[-1],
+        install_driver=install_driver,
     )
     return rc, boards[0]
 

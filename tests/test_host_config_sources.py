@@ -174,3 +174,10 @@ def test_config_set_from_ogs_with_options(line, capsys, tmp_path):
         capsys, "config", "set", "--from-ogs", str(path), "--from-sgf", "x.sgf", "--dry-run"
     )
     one_line_error(rc, err, "give the time control one way")
+
+
+def test_a_misspelt_time_control_is_named_not_taken_for_options(capsys):
+    rc, out, err = run(capsys, "config", "set", "fisher", "5m+10s", "--dry-run")
+    one_line_error(rc, err, "unknown time control 'fisher' — did you mean fischer?")
+    rc, out, err = run(capsys, "config", "set", "cn2h/5", "calls=silent", "--dry-run")
+    assert rc == 0 and out.strip() == "time control cn 2h/5 calls=none", err

@@ -9,6 +9,7 @@ from rich.table import Table
 from goclockfw import timetext
 
 from . import SIDES
+from .words import plural  # noqa: F401 (the handlers say ui.plural)
 
 
 def console():
@@ -18,11 +19,6 @@ def console():
 
 def print_json(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
-
-
-def plural(n, word):
-    """'1 move', '2 moves', '0 moves'."""
-    return "%s %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def size_text(n):

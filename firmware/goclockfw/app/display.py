@@ -19,6 +19,10 @@ from goclockfw.timetext import left_text as clock_text
 from goclockfw.timetext import used_text
 
 
+def _s(n):
+    return "" if n == 1 else "s"
+
+
 def _side_view(st, kind=None):
     """(big time, small line) of one side's status; `kind` the time control's type."""
     main = st.get("main_ms", 0)
@@ -41,15 +45,16 @@ def _side_view(st, kind=None):
         return clock_text(st.get("period_ms", 0)), "byo %d left" % st["periods"]
     if "moves" in st:
         if main > 0:
-            return clock_text(main), "then %d moves" % st["moves"]
-        return clock_text(st.get("period_ms", 0)), "%d moves left" % st["moves"]
+            return clock_text(main), "then %d move%s" % (st["moves"], _s(st["moves"]))
+        return clock_text(st.get("period_ms", 0)), "%d move%s left" % (st["moves"], _s(st["moves"]))
     if "period_ms" in st:  # a time per move (a delay with no main time): this move's left
         return clock_text(st["period_ms"]), "per move"
     return clock_text(main), "hourglass" if kind == "hourglass" else ""
 
 
-def view(status, menu=None):
-    """The strings to show, from an app status dict; `menu`: preset name on offer."""
+def view(status, menu=None, menu_tc=None):
+    """The strings to show, from an app status dict; `menu`: preset name on offer, with its
+    time control `menu_tc` written out in "detail" (tctext.py: `byo 30m+3x30s`)."""
     kind = (status.get("time_control") or {}).get("type")
     b_time, b_sub = _side_view(status["black"], kind)
     w_time, w_sub = _side_view(status["white"], kind)
@@ -78,4 +83,11 @@ def view(status, menu=None):
         "turn": status.get("turn"),
         "state": state,
         "note": note,
+        "detail": _tc_text(menu_tc) if menu is not None and menu_tc else "",
     }
+
+
+def _tc_text(tc):
+    from goclockfw.app import tctext  # only when the preset menu is open
+
+    return tctext.text(tc)

@@ -142,7 +142,7 @@ class Loop:
             b.set_led(on)
 
     def _draw(self, s, now):
-        v = display.view(s.status(), s.menu())
+        v = display.view(s.status(), s.menu(), s.menu_time_control())
         if v == self._last_view:
             return
         b = self.board

@@ -17,6 +17,7 @@ Layout, one region per 8-pixel page row (times twice the font's size):
     pages 1-2  1:54:59
     page 3     W 5x60s
     pages 4-5  1:55:00
+    page 6     byo 30m+3x30s                (in the preset menu: its time control)
     page 7     PAUSED / BLACK FLAG / preset 3 ...
 """
 
@@ -27,8 +28,9 @@ PIECE = 64  # data bytes per I2C write (a page is 128)
 GLYPHS = "0123456789:"
 _SET_COL_ADDR = 0x21
 _SET_PAGE_ADDR = 0x22
-# (first page, pages) of each region: black's line, black's time, white's line, white's time, note
-_REGIONS = ((0, 1), (1, 2), (3, 1), (4, 2), (7, 1))
+# (first page, pages) of each region: black's line, black's time, white's line, white's time,
+# the detail (the time control of the preset on offer), the note
+_REGIONS = ((0, 1), (1, 2), (3, 1), (4, 2), (6, 1), (7, 1))
 
 
 class Screen:
@@ -61,6 +63,7 @@ class Screen:
             v["black"],
             ("W " + v["white_sub"], running and v["turn"] == "white"),
             v["white"],
+            (v.get("detail", ""), False),
             (v["note"], False),
         )
         for i in range(len(_REGIONS)):

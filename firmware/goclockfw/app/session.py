@@ -523,6 +523,11 @@ class Session:
             return None
         return "%d %s" % (m + 1, self.store.presets[m]["name"])
 
+    def menu_time_control(self):
+        """The time control of the preset on offer in the menu, or None."""
+        m = self.gestures.menu
+        return None if m < 0 else self.store.presets[m]["time_control"]
+
     def check_battery(self, mv, now):
         if self.battery.due(now) and self.battery.check(mv, now):
             self.notice("battery_low", "battery low: %d mV" % self.battery.mv, now)

@@ -103,7 +103,7 @@ def do_pull(args):
         if not check.ok and not (check.torn and not check.problems and res["current"]):
             altered.append("game %d: %s" % (res["game"], check.verdict))
         if not args.json:
-            how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
+            how = pull.how_text(res)
             if res["running"]:
                 how += " (the game is still on: pull again later for the rest)"
             print(
