@@ -82,7 +82,7 @@ bench-web: $(WEB_STAMP) web-build
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-BOARD_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
+BOARD_COMMON := goclockfw/board/base.py goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*

@@ -124,7 +124,8 @@ def test_late_and_arrive(line, capsys):
     assert line.requests[-1]["cmd"] == "late" and line.requests[-1]["side"] == "white"
     assert line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "--json", "arrive", "white")
-    assert rc == 0 and json.loads(out) == {"accepted": True}
+    # White arrives at once: nothing to charge, and the reply says so.
+    assert rc == 0 and json.loads(out) == {"accepted": True, "charged_ms": 0, "late_ms": 0}
     assert not line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "arrive", "white")
     assert rc == 2
@@ -187,4 +188,4 @@ def test_a_canadian_block_is_not_set_in_main_time(line, capsys):
     assert rc == 0 and out == "black now: 0:03  15 moves in 10:00\n"
     line.clock.ask("resume")
     line.clock.run(5000)  # main time out after 3 s: the first block, as shown
-    assert line.session.status()["black"]["period_ms"] == 598000
+    assert line.session.commands.status()["black"]["period_ms"] == 598000

@@ -43,10 +43,12 @@ def clears(line):
 
 def test_the_clock_has_a_stable_id():
     s = make_session()
-    first = s.info()["clock_id"]
+    first = s.commands.info()["clock_id"]
     assert len(first) == 16 and int(first, 16) >= 0
-    assert reboot(s).info()["clock_id"] == first  # kept in flash: the same after a power cut
-    assert make_session().info()["clock_id"] != first  # another clock, another id
+    assert (
+        reboot(s).commands.info()["clock_id"] == first
+    )  # kept in flash: the same after a power cut
+    assert make_session().commands.info()["clock_id"] != first  # another clock, another id
 
 
 def test_a_board_id_is_used_and_a_damaged_file_replaced():
@@ -129,8 +131,8 @@ def test_a_copy_deleted_since_or_another_clock_is_not_pulled(line, capsys, tmp_p
         assert rc == 0 and "1 game log removed" in out
     with open(ledger.ledger_path(), encoding="utf-8") as f:
         kept = json.load(f)["clocks"]
-    assert list(kept) == [line.session.info()["clock_id"]] and list(
-        kept[line.session.info()["clock_id"]]
+    assert list(kept) == [line.session.commands.info()["clock_id"]] and list(
+        kept[line.session.commands.info()["clock_id"]]
     ) == ["1"]
 
 
@@ -149,10 +151,10 @@ def test_the_current_game_is_never_cleared(line, capsys):
 
 def test_presets_push_says_what_it_replaces_and_asks(line, capsys):
     run(capsys, "presets", "add", "club", "byo", "45m+5x30s")
-    factory = line.session.get_presets()
+    factory = line.session.commands.get_presets()
     assert len(factory) == 10
     rc, out, err = run(capsys, "--port", line.path, "presets", "push")
-    assert rc == 2 and line.session.get_presets() == factory  # nothing replaced
+    assert rc == 2 and line.session.commands.get_presets() == factory  # nothing replaced
     assert out.startswith("the clock's 10 presets: 1 cn-national (cn 2h/5); 2 cn-local")
     assert "to be replaced by 1: 1 club (byo 45m+5x30s)" in out
     assert (
@@ -165,7 +167,7 @@ def test_presets_push_says_what_it_replaces_and_asks(line, capsys):
         config.do_presets_push(args, ask=lambda q: asked.append(q) or False)
     assert asked == ["Replace the clock's 10 presets with this one?"]
     assert config.do_presets_push(args, ask=lambda q: True) == 0
-    assert [p["name"] for p in line.session.get_presets()] == ["club"]
+    assert [p["name"] for p in line.session.commands.get_presets()] == ["club"]
     capsys.readouterr()
     rc, out, err = run(capsys, "--port", line.path, "presets", "push")  # nothing to replace
     assert rc == 0 and out == "the clock has this preset already: nothing to replace\n"

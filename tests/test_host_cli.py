@@ -86,7 +86,7 @@ def test_refused_while_running(line, capsys):
         "periods": 3,
     }
     assert "25:00  3 × 1:00" in out
-    black = line.session.status()["black"]
+    black = line.session.commands.status()["black"]
     assert black["main_ms"] == 1500000 and black["periods"] == 3
 
 
@@ -101,7 +101,7 @@ def test_reset_to_a_preset_by_name(line, capsys):
         capsys, "--port", line.path, "presets", "push", "cn-national", "fast", "--yes"
     )
     assert rc == 0, err
-    assert [p["name"] for p in line.session.get_presets()] == ["cn-national", "fast"]
+    assert [p["name"] for p in line.session.commands.get_presets()] == ["cn-national", "fast"]
     rc, out, err = run(capsys, "--port", line.path, "reset", "--preset", "fast")
     assert rc == 0 and "byo 30m+3x30s" in out
     assert line.requests[-1]["preset"] == 2  # numbered from 1
@@ -118,8 +118,8 @@ def test_user_presets(line, capsys):
     rc, out, err = run(capsys, "--json", "presets", "list")
     mine = [p for p in json.loads(out) if p["origin"] == "yours"]
     assert mine[0]["time_control"]["main"] == 2700
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")  # yours
-    assert [p["name"] for p in line.session.get_presets()] == ["club"]
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")  # yours by default
+    assert [p["name"] for p in line.session.commands.get_presets()] == ["club"]
     rc, out, err = run(capsys, "--port", line.path, "config", "set", "--preset", "club")
     assert rc == 0 and line.session.store.config["time_control"]["periods"] == 5
     assert line.session.store.config["time_control"]["main"] == 2700
@@ -149,7 +149,7 @@ def test_every_builtin_preset_fits_one_request(line, capsys):
     rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")
     assert rc == 0, err
     (push,) = sent(line, "presets.set")
-    names = [p["name"] for p in line.session.get_presets()]
+    names = [p["name"] for p in line.session.commands.get_presets()]
     assert names == [p["name"] for p in push["presets"]] and len(names) >= 8
 
 

@@ -79,7 +79,7 @@ def test_presets_are_numbered_from_1(line, capsys):
     )
     assert rc == 0, err
     assert out.splitlines()[:2] == ["1  cn-national  cn 2h/5", "2  ing  ing 3h+3x20m"]
-    assert [p["name"] for p in line.session.get_presets()] == ["cn-national", "ing"]
+    assert [p["name"] for p in line.session.commands.get_presets()] == ["cn-national", "ing"]
     rc, out, err = run(capsys, "--port", line.path, "presets", "list", "--device")
     rows = [line.split() for line in out.splitlines() if "cn-national" in line or " ing " in line]
     assert [r[1] for r in rows] == ["1", "2"]

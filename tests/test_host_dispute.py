@@ -344,7 +344,7 @@ def ruled():
     clock.play([(t0 + 5000, "black"), (t0 + 8000, "white")])
     clock.run_to(t0 + 50000)
     assert clock.state() == "ended"
-    clock.session.arbiter_timeout_pass(clock.now)
+    clock.session.commands.timeout_pass()
     clock.play([(t0 + 52000, "white"), (t0 + 60000, "black")])
     return GameRecord(clock.log(clock.session.journal.current))
 

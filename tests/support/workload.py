@@ -30,6 +30,7 @@ Plain MicroPython-compatible Python: the same file runs under the unix port.
 
 import json
 
+from goclockfw.app.wake import session_ms
 from goclockfw.core import gameclock
 from goclockfw.storage import chunks
 from goclockfw.storage.configstore import validate_config, validate_presets
@@ -206,7 +207,7 @@ def _play(run, actions, mix):
     run.presets = [_json(s.store.presets)]
     if not _config(run, MARATHON_TC if mix == "marathon" else TC, 7):
         return
-    if not _do(run, lambda: s.reset(None)):
+    if not _do(run, lambda: s.commands.reset(None)):
         return
     for _ in range(actions):
         _one(run, s, rnd, mix)
@@ -215,7 +216,7 @@ def _play(run, actions, mix):
         # Time passes, stepped as the board's loop steps: it wakes when the session asks.
         until = run.now + 50 + _rand(rnd) % 5000
         while run.now < until and _alive(run):
-            wait = s.wait_ms(run.now)
+            wait = session_ms(s, run.now)
             run.now += wait if 0 < wait < until - run.now else until - run.now
             run.begin_action()
             s.step(run.now)
@@ -233,18 +234,18 @@ def _one(run, s, rnd, mix):
         if mix and r < 24:
             _setup(run, s, rnd, mix)
         else:
-            _do(run, lambda: s.button_press(1 - s.tc.first, run.now))
+            _do(run, lambda: s.commands.press(1 - s.tc.first, run.now))
     elif c.state == gameclock.RUNNING:
         if r < (80 if mix else 70):
             side = c.turn
             game = s.journal.current
             run.begin_action()
-            ok, _ = s.button_press(side, run.now)
+            ok = s.commands.press(side, run.now)
             if ok and _alive(run):
                 run.acks.append(("press", game, s.clock.moves_made, side, s.records.t(run.now)))
             run.end_action()
         elif r < (90 if mix else 85):
-            _do(run, s.pause)
+            _do(run, s.commands.pause)
     elif c.state == gameclock.PAUSED:
         if r < 30 and not mix:
             _config(run, None, _rand(rnd) % 11)
@@ -253,7 +254,7 @@ def _one(run, s, rnd, mix):
         elif mix and r < 50:
             _setup(run, s, rnd, mix)
         else:
-            _do(run, s.resume)
+            _do(run, s.commands.resume)
     else:  # ended: a new game (or first the logs cleared)
         if mix and r < 30:
             _clear(run, s, rnd)
@@ -292,8 +293,8 @@ def _do(run, fn):
     try:
         out = fn()
     except (OSError, ValueError):
-        out = (False,)
-    ok = _alive(run) and not (isinstance(out, tuple) and not out[0])
+        out = False
+    ok = _alive(run) and out is not False  # (a press ignored: False)
     if ok:
         _removed(run)
     run.end_action()
@@ -312,12 +313,12 @@ def _removed(run):
 def _reset(run, s, preset):
     # A game set up but not started is set up again under its own id: nothing ends.
     game = s.journal.current if s.records.started else None
-    if _do(run, lambda: s.reset(preset)) and game is not None:
+    if _do(run, lambda: s.commands.reset(preset)) and game is not None:
         run.acks.append(("reset", game))
 
 
 def _clear(run, s, rnd):
-    j = s.logs
+    j = s.journal
     finished = [g for g in j.ids() if g != j.current]
     which = finished[_rand(rnd) % len(finished)] if finished and _rand(rnd) % 3 == 0 else None
     if _do(run, lambda: j.clear(which)):
@@ -333,7 +334,7 @@ def _config(run, tc, volume):
         cfg["volume"] = volume
     cfg = validate_config(cfg)
     run.writing_config = _json(cfg)
-    if _do(run, lambda: s.set_config(cfg)):
+    if _do(run, lambda: s.commands.set_config(cfg)):
         run.configs.append(run.writing_config)
         run.writing_config = None
         return True
@@ -344,7 +345,7 @@ def _presets(run, presets):
     s = run.session
     presets = validate_presets(presets)
     run.writing_presets = _json(presets)
-    if _do(run, lambda: s.set_presets(presets)):
+    if _do(run, lambda: s.commands.set_presets(presets)):
         run.presets.append(run.writing_presets)
         run.writing_presets = None
 

@@ -4,7 +4,7 @@ Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run g
 same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
 
 (a) CPU of one press through the application: `time.ticks_us()` on the chip from
-    Protocol.feed taking the request to the reply handed to the USB serial (the test
+    HostLine.feed taking the request to the reply handed to the USB serial (the test
     probe, goclock_probe.py), and, from outside, the request's latency (bytes handed to
     the chip -> reply back) with the cycles the chip executed meanwhile (reading the
     bytes, and the probe's own gc.mem_alloc() calls, ~8 ms each, fall in it).
@@ -122,9 +122,10 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     s.request("reset")
     # A fresh flash: the firmware prepares its log chunks (SPARES_SETUP erases, once per
     # flash, at quiet moments) before the first game. Counted apart from the idle figure.
+    # The first window is 2 s: the reset is said first (重新开局, 0.8 s), the erases wait.
     log("booted in %.2f emulated s; preparing the log's chunks ..." % out["boot_s"])
-    out["setup"] = setup = idle_window(pico, s, 1.0)
-    setup["s"] = 1.0
+    out["setup"] = setup = idle_window(pico, s, 2.0)
+    setup["s"] = 2.0
     while setup["erases"] and setup["s"] < 60:
         w = idle_window(pico, s, 1.0)
         if not w["erases"]:
@@ -149,6 +150,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     log("clock running, %g s ..." % seconds)
     out["running"] = idle_window(pico, s, seconds)
     s.request("pause")
+    s.run_for(1.0)  # the pause is said (暂停, 0.5 s): the paused figure is the quiet loop's
     log("paused, %g s ..." % seconds)
     out["paused"] = idle_window(pico, s, seconds)
     out["period"] = period_start(pico, s)

@@ -91,12 +91,13 @@ class Screen:
 
     def side_panel(self, side):
         v = self.view or {}
-        running = v.get("state") == "running" and v.get("turn") == side
-        flag = (v.get("note") or "").startswith(side.upper())
+        to_move = v.get("mark") == side  # its clock runs, or runs on resume (app/display.py)
+        running = to_move and v.get("state") == "running"
+        flag = (v.get("note") or "").startswith(side.upper() + " FLAG")
         style = "bold red" if flag else ("bold green" if running else "white")
         body = Text(big(v.get(side, "--:--")), style=style)
         body.append("\n" + (v.get(side + "_sub") or ""), style="cyan")
-        title = side.capitalize() + ("  ◀ to move" if running else "")
+        title = side.capitalize() + ("  ◀ to move" if to_move else "")
         return Panel(body, title=title, border_style=style, width=36)
 
     def render(self, speaker):

@@ -8,11 +8,15 @@ up to the second ("0:01" until the flag, "0:00" when it falls), a time counted u
 (an untimed side's total) down.
 
 SSD1306 layout (8x8 font; the times twice as large):
-    y  0  B  5x60s        <   (the marker shows whose clock runs)
+    y  0  B  5x60s        <   (the marker: whose clock runs, or runs on resume)
     y 10  1:54:59             (16 px high)
     y 28  W  5x60s
     y 38  1:55:00
-    y 56  PAUSED / B FLAG / preset 3 ...
+    y 56  PAUSED / BLACK FLAG / BLACK ABSENT / preset 3 ...
+
+The marker (`mark`) is on the side to move while a clock runs and while it is paused (a
+pause keeps whose move it is); a side marked late that has not arrived is named in the
+note (`BLACK ABSENT`) until it does, unless a flag, a pause or the menu says more.
 """
 
 from goclockfw.timetext import left_text as clock_text
@@ -59,15 +63,22 @@ def view(status, menu=None, menu_tc=None):
     b_time, b_sub = _side_view(status["black"], kind)
     w_time, w_sub = _side_view(status["white"], kind)
     state = status["state"]
+    black = status["black"]
+    white = status["white"]
     note = ""
     if menu is not None:
         note = "preset " + menu
-    elif status["black"].get("flagged"):
+    elif black.get("flagged"):
         note = "BLACK FLAG"
-    elif status["white"].get("flagged"):
+    elif white.get("flagged"):
         note = "WHITE FLAG"
     elif state == "paused":
         note = "PAUSED"
+    elif state != "ended" and (black.get("absent") or white.get("absent")):
+        if black.get("absent") and white.get("absent"):
+            note = "BOTH ABSENT"
+        else:
+            note = "BLACK ABSENT" if black.get("absent") else "WHITE ABSENT"
     elif state == "idle":
         # The button of the side that does not move first starts the clock (Black's, in a
         # handicap game where White moves first).
@@ -81,6 +92,7 @@ def view(status, menu=None, menu_tc=None):
         "black_sub": b_sub,
         "white_sub": w_sub,
         "turn": status.get("turn"),
+        "mark": status.get("turn") if state == "running" or state == "paused" else None,
         "state": state,
         "note": note,
         "detail": _tc_text(menu_tc) if menu is not None and menu_tc else "",

@@ -74,10 +74,11 @@ def edge_timer():
 class EdgeClock:
     """Words of one edge timer -> (tick in ms, level pressed) of each edge.
 
-    `start(now_ms, now_us)` at the moment the machine starts; `forward(now_ms, now_us)`
-    on every loop pass keeps the reference within reach of the us counter's wrap;
-    `edge(word, now_ms, now_us)` -> (tick, pressed). Small ints only: differences of
-    31-bit counts are taken modulo 2**31 and stay within a pass's reach.
+    `start(now_us)` at the moment the machine starts (`start(now_us, steps)`: its count
+    already at `steps`); `forward(now_us)` on every loop pass keeps the reference within
+    reach of the us counter's wrap; `edge(word, now_ms, now_us)` -> (tick, pressed).
+    Small ints only: differences of 31-bit counts are taken modulo 2**31 and stay within
+    a pass's reach.
     """
 
     def __init__(self, ticks_add, ticks_diff):

@@ -42,7 +42,7 @@ class Esp32Board(McuBoard):
         super().__init__(spec)
 
     def erasing(self, on):
-        """The flash may erase from now (True) until told False (app/session.py Ports)."""
+        """The flash may erase from now (True) until told False (board/base.py)."""
         pins = self._pins
         armed = self._armed
         held = self._held

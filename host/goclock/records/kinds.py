@@ -43,7 +43,8 @@ def _side_now(step, which):
     side = step.rec.get("side")
     if status is None or side not in ("black", "white"):
         return "?"
-    return ui.side_text(status[side]).strip()
+    # The times only: the action's own words say when a side was absent (an arrival).
+    return ui.side_text(dict(status[side], absent=False)).strip()
 
 
 def _pause(step):
