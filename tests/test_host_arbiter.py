@@ -129,7 +129,7 @@ def test_late_and_arrive(line, capsys):
     assert not line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "arrive", "white")
     assert rc == 2
-    assert err == "goclock: the clock refused arrive white: this side was not marked late\n"
+    assert err == "goclock: white was not marked late: there is no lateness to charge\n"
     rc, out, err = run(capsys, "--port", line.path, "late", "green")
     assert rc == 2 and "invalid choice" in err
 

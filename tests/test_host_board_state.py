@@ -1,21 +1,12 @@
 """Issue 17, item 7 (the host's part of item 5): what `arrive` charged, whose turn it is in a
 paused game, a side marked late shown as absent — in `arrive`, `status` and `watch`."""
 
-import pytest
-
 from goclock.cli import build_parser, device
 from support.cli import own_home, run  # noqa: F401 (own_home: autouse)
 
 SD_10M = {"type": "sudden_death", "main": 600}
 
 
-# The clock's half of these (arrive's reply carries charged_ms and late_ms; status marks an
-# absent side) is on branch session-split: until it is on main they fail, and the mark goes
-# with that merge.
-PENDING = pytest.mark.xfail(reason="the firmware's part is session-split's, not on main yet")
-
-
-@PENDING
 def test_arrive_says_what_was_charged(line, capsys):
     line.clock.configure(SD_10M)
     line.clock.ask("late", side="black")
@@ -28,6 +19,7 @@ def test_arrive_says_what_was_charged(line, capsys):
         "time now (now 8:00)\n"
     )
     # White late, Black to move: White's clock never ran, all of it comes off now.
+    line.clock.ask("pause")  # a new game: the running one paused first, as an arbiter would
     line.clock.configure(SD_10M)
     line.clock.ask("late", side="white")
     line.clock.start()
@@ -48,7 +40,6 @@ def test_a_paused_status_shows_whose_turn_it_is(line, capsys):
     assert out.splitlines()[0].strip() == "paused, 1 move played"
 
 
-@PENDING
 def test_a_late_side_is_shown_absent_until_it_arrives(line, capsys):
     line.clock.configure(SD_10M)
     line.clock.ask("late", side="white")

@@ -9,6 +9,7 @@ clock itself refuses to reset while a clock runs.
 from .. import ui
 from ..errors import UsageError
 from ..link import discovery
+from ..link.refusals import in_words
 from ..timecontrol import notation
 
 
@@ -119,10 +120,13 @@ def _side_request(args, cmd, done):
     with discovery.connect(args.port, args.timeout) as clock:
         reply = clock.request(cmd, side=args.side)
     if not reply.get("accepted"):
-        raise UsageError(
-            "the clock refused %s %s: %s" % (cmd, args.side, reply.get("reason") or "no reason")
-        )
+        raise _side_refused(cmd, args.side, reply)
     return _show_state(args, reply, "%s %s" % (args.side, done))
+
+
+def _side_refused(cmd, side, reply):
+    """A late or an arrive the clock did not accept, said in the user's words: bad input."""
+    return UsageError(in_words(cmd, reply.get("reason") or "no reason given", side=side))
 
 
 def do_late(args):
@@ -134,9 +138,7 @@ def do_arrive(args):
     with discovery.connect(args.port, args.timeout) as clock:
         reply = clock.request("arrive", side=args.side)
         if not reply.get("accepted"):
-            raise UsageError(
-                "the clock refused arrive %s: %s" % (args.side, reply.get("reason") or "no reason")
-            )
+            raise _side_refused("arrive", args.side, reply)
         left = clock.request("status").get(args.side)
     return _show_state(args, reply, arrival_text(args.side, reply, left))
 
