@@ -12,28 +12,20 @@ it waits for the clock, which decides.
 
 import json
 
+from goclockfw import timetext
+
 AGREE_MS = 1000  # a clock's time of day this close to the hall's is taken as it is
 EVENTS_KEPT = 8
 
 
-def ceil_seconds(ms):
-    """A time left, rounded up to the whole second (decisions.md: 0:00 only when gone)."""
-    return (ms + 999) // 1000 if ms > 0 else 0
-
-
-def face(s):
-    h, m, s = s // 3600, (s // 60) % 60, s % 60
-    return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-
-
 def left_text(ms):
-    """A time left as the clock shows it: rounded up."""
-    return "-" if ms is None else face(ceil_seconds(int(ms)))
+    """A time left as the clock shows it: rounded up (goclockfw/timetext.py, the one rule)."""
+    return "-" if ms is None else timetext.left_text(int(ms))
 
 
 def used_text(ms):
     """A time used or counted up: rounded down."""
-    return "-" if ms is None else face(max(0, int(ms)) // 1000)
+    return "-" if ms is None else timetext.used_text(max(0, int(ms)))
 
 
 def project(side, tc, elapsed):
