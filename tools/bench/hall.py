@@ -212,12 +212,13 @@ def run(n, seconds, gap):
     svc = Timed(HALL, os.path.join(folder, "hall"), port=broker.port).start()
     svc.wait_connected(30)
     names = ["table-%d" % i for i in range(1, n + 1)]
-    out = multiprocessing.Queue()
+    # spawn, not fork: the hall's paho thread runs in this process, and a fork taken while
+    # a thread holds a lock leaves the child waiting on it for ever.
+    mp = multiprocessing.get_context("spawn")
+    out = mp.Queue()
     start_at = time.time() + 5 + n / 100.0
     procs = [
-        multiprocessing.Process(
-            target=worker, args=(broker.port, names[k::2], seconds, gap, start_at, out)
-        )
+        mp.Process(target=worker, args=(broker.port, names[k::2], seconds, gap, start_at, out))
         for k in range(2)
     ]
     for p in procs:
