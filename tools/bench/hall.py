@@ -6,7 +6,8 @@ move, publishes what a clock publishes by the hall's contract (docs/hall.md): th
 payloads shaped as the firmware's (the status and event fields, a record with its
 checksum). The clocks are a load model, not firmware sessions: the Wi-Fi firmware client
 is not on main yet, and N unix-port firmware processes do not fit this 2-core machine
-beside a broker and a hall. They run in 2 worker processes, one paho network thread per
+beside a broker and a hall. They run in worker processes (2, or one per 300 clocks:
+paho's select() loop takes no file descriptor above 1023), one paho network thread per
 clock, each clock pressing every `--gap` seconds (a random phase each).
 
 The hall is `goclock hall`'s service (HallService: the collector writing every log, the
@@ -217,9 +218,14 @@ def run(n, seconds, gap):
     mp = multiprocessing.get_context("spawn")
     out = mp.Queue()
     start_at = time.time() + 5 + n / 100.0
+    # paho's network loop uses select(), which takes no descriptor above 1023: a clock
+    # costs three (its socket and a socket pair), so at most 300 clocks a process.
+    workers = max(2, -(-n // 300))
     procs = [
-        mp.Process(target=worker, args=(broker.port, names[k::2], seconds, gap, start_at, out))
-        for k in range(2)
+        mp.Process(
+            target=worker, args=(broker.port, names[k::workers], seconds, gap, start_at, out)
+        )
+        for k in range(workers)
     ]
     for p in procs:
         p.start()
