@@ -134,6 +134,17 @@ function main() {
   }
   fs.copyFileSync(path.join(HERE, "THIRD_PARTY.md"), path.join(OUT, "THIRD_PARTY.md"));
   fs.copyFileSync(path.join(REPO, "LICENSE"), path.join(OUT, "LICENSE"));
+  // What a page finds on any static server; `goclock web` answers this path itself, with
+  // its bridge's WebSocket and this run's token (host/goclock/web/server.py).
+  fs.writeFileSync(
+    path.join(OUT, "bridge.json"),
+    JSON.stringify({
+      url: null,
+      reason:
+        "These pages were not served by `goclock web`, so no clock is bridged to them: run " +
+        "`goclock web` (it prints the address to open), or connect over USB.",
+    }),
+  );
   const fw = firmwareBundle();
   fs.writeFileSync(path.join(OUT, "firmware.json"), JSON.stringify(fw));
   const sounds = path.join(REPO, "sounds");
