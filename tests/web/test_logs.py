@@ -1,0 +1,187 @@
+# ruff: noqa: F401, F811  (fixtures imported from clockpages are parameters here)
+"""The logs page: the same bytes as `goclock logs export` and `goclock logs sgf` for the same
+logs (games played by the firmware's own session: pauses, a ruled pass, overtime, the
+untimed game, an altered log and a torn one), and a log pulled through `goclock web` from a
+simulated clock, downloaded as CSV and as a timed SGF."""
+
+import base64
+import json
+import os
+
+import pytest
+from sgfmill import sgf
+
+from support.cli import run
+from test_host_logs_rulings import BYO, RULED, play
+from web.clockpages import connect_page, fw, runtime_dir, web
+
+B, W = 0, 1
+GAMES = {
+    "ruled": (BYO, RULED, "bwbwb"),
+    "ing": (
+        {"type": "ing", "main": 10, "periods": 3, "period": 20},
+        [(25000, "press", B), (26000, "press", W), (40000, "press", B)],
+        "bwb",
+    ),
+    "canadian": (
+        {"type": "canadian", "main": 5, "moves": 2, "period": 30},
+        [(6000, "press", B), (9000, "press", W), (20000, "press", B), (21000, "press", W)],
+        "bwbwbw",  # more moves in the SGF than on the clock: said, and the first ones timed
+    ),
+    "untimed": ({"type": "untimed"}, [(5000, "press", B), (65000, "press", W)], "bw"),
+    "fischer": (
+        {"type": "fischer", "main": 20, "increment": 10, "max": 30},
+        [(1000, "press", B), (4000, "press", W)],
+        "wb",  # not the same game: refused, with the same words
+    ),
+}
+
+EVAL = """async ([logB64, sgfB64, name]) => {
+    const bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+    const { firmware } = await import("./js/firmware.js");
+    const R = await import("./js/records/gamerecord.js");
+    const S = await import("./js/records/sgf.js");
+    const data = bytes(logB64);
+    const record = new R.GameRecord(data, (await firmware()).verifyLog(data), name);
+    let sgf;
+    try {
+        const r = S.mergeSgf(record, bytes(sgfB64));
+        let bin = "";
+        for (const b of r.bytes) bin += String.fromCharCode(b);
+        sgf = { b64: btoa(bin), mismatch: r.mismatch };
+    } catch (e) { sgf = { error: e.message }; }
+    return { json: R.exportJson(record), csv: R.exportCsv(record), sgf };
+}"""
+
+
+def sgf_bytes(colours):
+    game = sgf.Sgf_game(19)
+    game.get_root().set("PB", "Hoshino ] Ai")  # a value that must be escaped as it is
+    node = game.get_root()
+    for i, colour in enumerate(colours):
+        node = node.new_child()
+        node.set_move(colour, (i // 19, i % 19))
+        if i == 0:
+            node.set("C", "a comment long enough to make sgfmill wrap the line somewhere " * 2)
+    return game.serialise()
+
+
+def cli_outputs(capsys, tmp_path, log_path, sgf_path):
+    out = {}
+    for fmt in ("json", "csv"):
+        target = tmp_path / ("out." + fmt)
+        rc, _, err = run(
+            capsys, "logs", "export", str(log_path), "--format", fmt, "-o", str(target)
+        )
+        assert rc == 0, err
+        out[fmt] = target.read_text(encoding="utf-8")
+    timed = tmp_path / "timed.sgf"
+    rc, _, err = run(
+        capsys, "logs", "sgf", str(log_path), "--merge", str(sgf_path), "-o", str(timed)
+    )
+    if rc == 0:
+        warning = [x for x in err.splitlines() if x.startswith("goclock: warning: ")]
+        out["sgf"] = {"bytes": timed.read_bytes(), "warning": warning}
+    else:
+        out["sgf"] = {"error": err.strip().splitlines()[-1].removeprefix("goclock: ")}
+    return out
+
+
+def variants(tmp_path):
+    for name, (tc, script, colours) in GAMES.items():
+        yield name, play(tmp_path / name, tc, script), sgf_bytes(colours)
+    good = play(tmp_path / "x", BYO, RULED)
+    lines = good.split(b"\n")
+    altered = b"\n".join(lines[:3] + [lines[3].replace(b'"t":', b'"t":1', 1)] + lines[4:])
+    yield "altered", altered, sgf_bytes("bwbwb")
+    yield "torn", good[: len(good) - 7], sgf_bytes("bwbwb")
+    with open(
+        os.path.join(os.path.dirname(__file__), "..", "sgf", "ff4_kgs_byoyomi.sgf"), "rb"
+    ) as f:
+        yield "kgs-file", good, f.read()
+
+
+def test_the_page_exports_the_same_bytes_as_goclock(browser_context, site, tmp_path, capsys):
+    page = browser_context.new_page()
+    page.goto(site + "logs.html")
+    seen = set()
+    for name, log, sgf_data in variants(tmp_path):
+        folder = tmp_path / ("case-" + name)
+        folder.mkdir()
+        log_path = folder / ("game-%s.log" % name)
+        log_path.write_bytes(log)
+        sgf_path = folder / "game.sgf"
+        sgf_path.write_bytes(sgf_data)
+        want = cli_outputs(capsys, folder, log_path, sgf_path)
+        got = page.evaluate(
+            EVAL,
+            [base64.b64encode(log).decode(), base64.b64encode(sgf_data).decode(), log_path.name],
+        )
+        assert got["json"] == want["json"], name
+        assert got["csv"] == want["csv"], name
+        if "error" in want["sgf"]:
+            assert got["sgf"] == {"error": want["sgf"]["error"]}, name
+            seen.add("refused")
+        else:
+            assert base64.b64decode(got["sgf"]["b64"]) == want["sgf"]["bytes"], name
+            if got["sgf"]["mismatch"]:
+                seen.add("mismatch")
+                assert want["sgf"]["warning"] == ["goclock: warning: " + got["sgf"]["mismatch"]]
+        verdict = json.loads(want["json"])["verified"]["verdict"]
+        seen.add(verdict.split(":")[0].split(",")[0])
+    # The cases cover what they are meant to: intact, altered and torn logs; a merge
+    # refused, and one that warns.
+    assert {"intact", "ALTERED", "CUT SHORT", "refused", "mismatch"} <= seen, seen
+
+
+def play_on(fw):
+    """A short byo-yomi game on the simulated clock: Black 4 s, White 3 s, Black 12 s (into
+    its period), then paused and reset (so its log has its end)."""
+    assert fw.request({"cmd": "config.set", "config": {"time_control": BYO}})["ok"]
+    assert fw.request({"cmd": "reset"})["ok"]
+    fw.request({"cmd": "press", "side": "white"})
+    for ms, side in ((4000, "black"), (3000, "white"), (12000, "black")):
+        fw.wait(ms)
+        assert fw.request({"cmd": "press", "side": side})["accepted"]
+    fw.wait(500)
+    assert fw.request({"cmd": "pause"})["ok"]
+    assert fw.request({"cmd": "reset"})["ok"]
+
+
+def test_pulled_through_goclock_web_and_downloaded(
+    browser_context, tmp_path, fw, capsys, monkeypatch, runtime_dir, artifacts
+):
+    from goclock.web import start_web
+    from web.clockpages import DIST
+
+    play_on(fw)  # before the bridge: the test talks to the pty itself
+    w = start_web(fw.port, port=0, dist=DIST)
+    try:
+        w.bridge.wait_until(lambda s: s["line"] == "up", timeout=20)
+        page = connect_page(browser_context, w.url + "logs.html")
+        page.wait_for_selector("#pull-1")
+        page.click("#pull-1")
+        page.wait_for_selector("body[data-game='1']")
+        assert page.inner_text("#verdict").startswith("Verified by the clock's own checker: intact")
+        with page.expect_download() as d:
+            page.click("#dl-csv")
+        csv_got = open(d.value.path(), "rb").read()
+        assert d.value.suggested_filename == "game-1.csv"
+        sgf_path = tmp_path / "played.sgf"
+        sgf_path.write_bytes(sgf_bytes("bwb"))
+        with page.expect_download() as d:
+            page.set_input_files("#sgf-file", str(sgf_path))
+        sgf_got = open(d.value.path(), "rb").read()
+        assert "Times of 3 moves written" in page.inner_text("#sgf-status")
+        assert page.locator("#chart svg polyline").count() == 2
+        page.screenshot(path=os.path.join(artifacts, "logs-pulled.png"), full_page=True)
+        # The host tool through the same bridge: its pull, its export, its SGF.
+        out = tmp_path / "pulled"
+        rc, _, err = run(capsys, "--port", fw.port, "logs", "pull", "1", "-o", str(out))
+        assert rc == 0, err
+        (log_path,) = [out / n for n in os.listdir(out) if n.endswith(".log")]
+        want = cli_outputs(capsys, tmp_path, log_path, sgf_path)
+        assert csv_got.decode() == want["csv"]
+        assert sgf_got == want["sgf"]["bytes"]
+    finally:
+        w.stop()
