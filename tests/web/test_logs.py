@@ -11,6 +11,8 @@ import os
 import pytest
 from sgfmill import sgf
 
+from goclock.records import chart
+from goclock.records.gamerecord import GameRecord
 from support.cli import run
 from test_host_logs_rulings import BYO, RULED, play
 from web.clockpages import connect_page, fw, runtime_dir, web
@@ -50,7 +52,8 @@ EVAL = """async ([logB64, sgfB64, name]) => {
         for (const b of r.bytes) bin += String.fromCharCode(b);
         sgf = { b64: btoa(bin), mismatch: r.mismatch };
     } catch (e) { sgf = { error: e.message }; }
-    return { json: R.exportJson(record), csv: R.exportCsv(record), sgf };
+    const C = await import("./js/records/chart.js");
+    return { json: R.exportJson(record), csv: R.exportCsv(record), sgf, chart: C.chartData(record) };
 }"""
 
 
@@ -119,6 +122,8 @@ def test_the_page_exports_the_same_bytes_as_goclock(browser_context, site, tmp_p
         )
         assert got["json"] == want["json"], name
         assert got["csv"] == want["csv"], name
+        # The page's chart and `goclock logs report --plot` draw the same data.
+        assert got["chart"] == chart.chart_data(GameRecord.from_file(str(log_path))), name
         if "error" in want["sgf"]:
             assert got["sgf"] == {"error": want["sgf"]["error"]}, name
             seen.add("refused")
@@ -183,5 +188,9 @@ def test_pulled_through_goclock_web_and_downloaded(
         want = cli_outputs(capsys, tmp_path, log_path, sgf_path)
         assert csv_got.decode() == want["csv"]
         assert sgf_got == want["sgf"]["bytes"]
+        # The same chart from the host tool, kept beside the page's screenshot.
+        png = os.path.join(artifacts, "report-plot.png")
+        rc, _, err = run(capsys, "logs", "report", str(log_path), "--plot", png)
+        assert rc == 0, err
     finally:
         w.stop()

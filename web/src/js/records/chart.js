@@ -53,6 +53,7 @@ export function chartData(record) {
     const m = byRecord.get(i + 1);
     if (m) {
       done = m.n;
+      if (m.pass) marks.push([m.n, "R", "ruling", m.side]); // a timeout ruled a pass: a move
       return;
     }
     const letter = MARKS[rec.event];
@@ -127,10 +128,13 @@ export function drawChart(el, record) {
     }
   }
   // Marks between moves, across the main panel.
+  const stacked = new Map(); // marks at the same place: their letters one below the other
   for (const [x, letter, kind] of d.marks) {
+    const k = (stacked.get(x) ?? -1) + 1;
+    stacked.set(x, k);
     const colour = letter === "F" || letter === "X" ? "#c00000" : "#6a5acd";
     line(xs(x), top, xs(x), top + topH, `stroke="${colour}" stroke-dasharray="3 3" data-mark="${kind}"`);
-    text(xs(x), top - 3, letter, `text-anchor="middle" font-size="12" font-weight="bold" fill="${colour}"`);
+    text(xs(x) + 3, top + 12 + 14 * k, letter, `font-size="12" font-weight="bold" fill="${colour}"`);
   }
 
   if (hasOver) {
