@@ -191,7 +191,7 @@ def plot(record, path):
             va="top",
             transform=ax.get_xaxis_transform(),
         )
-    ax.legend(loc="upper right")
+    ax.legend(loc="lower left")
     if ax_over is not None:
         max_over = 1000
         width = 0.6
