@@ -132,6 +132,12 @@ function main() {
   ]) {
     fs.copyFileSync(path.join(MICROPYTHON, from), path.join(vendor, to));
   }
+  // MQTT.js's browser bundle (one ES module) for the hall page, with its licence.
+  const mqtt = path.join(HERE, "node_modules", "mqtt");
+  fs.mkdirSync(path.join(OUT, "vendor", "mqtt"), { recursive: true });
+  fs.copyFileSync(path.join(mqtt, "dist", "mqtt.esm.js"), path.join(OUT, "vendor", "mqtt", "mqtt.js"));
+  fs.copyFileSync(path.join(mqtt, "LICENSE.md"), path.join(OUT, "vendor", "mqtt", "LICENSE.md"));
+  fs.copyFileSync(path.join(mqtt, "package.json"), path.join(OUT, "vendor", "mqtt", "package.json"));
   fs.copyFileSync(path.join(HERE, "THIRD_PARTY.md"), path.join(OUT, "THIRD_PARTY.md"));
   fs.copyFileSync(path.join(REPO, "LICENSE"), path.join(OUT, "LICENSE"));
   // What a page finds on any static server; `goclock web` answers this path itself, with
