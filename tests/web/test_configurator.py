@@ -5,9 +5,15 @@ the bytes to the same kind of clock), and the plain words when neither can work.
 
 import json
 import os
+import re
+import signal
+import subprocess
+import sys
 
+from goclockfw import VERSION
 from goclockfw.core import timecontrol
 from web.clockpages import (
+    DIST,
     NO_SERIAL,
     SERIAL_DOUBLE,
     SerialRelay,
@@ -166,3 +172,29 @@ def test_a_page_of_another_origin_cannot_use_the_bridge(browser_context, web, si
     assert outcome[0].startswith("blocked")  # no CORS: another site cannot read the token
     assert outcome[1] == "closed 1006"  # the bridge refused its Origin (HTTP 403)
     assert web.bridge.status()["peers"] == 0
+
+
+def test_goclock_web_sim_serves_the_pages_and_a_simulated_clock(
+    browser_context, tmp_path, runtime_dir
+):
+    goclock = os.path.join(os.path.dirname(sys.executable), "goclock")
+    env = dict(os.environ, GOCLOCK_WEB_DIST=DIST)
+    cmd = [goclock, "web", "--sim", "--port", "0", "--flash", str(tmp_path / "sim")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        assert "a simulated clock on /dev/pts/" in proc.stdout.readline()
+        page = browser_context.new_page()
+        page.goto(url)  # the first page links to every page
+        links = page.eval_on_selector_all(".card h2 a", "as => as.map(a => a.textContent)")
+        assert links == ["Simulator", "Configurator", "Logs", "Hall"]
+        page.goto(url + "configurator.html")
+        page.click("#connect-bridge")
+        page.wait_for_selector("body[data-ready]", timeout=60_000)
+        assert "firmware %s on desktop" % VERSION in text(page, "#conn-status")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        proc.stdout.close()
+        proc.stderr.close()

@@ -1,0 +1,58 @@
+"""`goclock web` without a browser: what it serves, to whom, and its errors (the pages
+themselves are tested in chromium: tests/web)."""
+
+import http.client
+import json
+
+import pytest
+
+from goclock.web import WebError, start_web
+from support.cli import run
+
+
+def get(url_port, path, host=None):
+    conn = http.client.HTTPConnection("127.0.0.1", url_port, timeout=10)
+    conn.request("GET", path, headers={"Host": host or "127.0.0.1:%d" % url_port})
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    return r.status, r.getheader("Content-Type"), body
+
+
+@pytest.fixture
+def dist(tmp_path):
+    d = tmp_path / "dist"
+    d.mkdir()
+    (d / "index.html").write_text("<!doctype html><title>goclock</title>")
+    (d / "bridge.json").write_text('{"url": null, "reason": "static"}')
+    return str(d)
+
+
+def test_the_pages_alone_say_why_there_is_no_clock(dist):
+    with start_web(None, port=0, dist=dist) as web:
+        port = int(web.url.rsplit(":", 1)[1].strip("/"))
+        assert web.url == "http://127.0.0.1:%d/" % port
+        status, _, body = get(port, "/index.html")
+        assert status == 200 and b"goclock" in body
+        status, kind, body = get(port, "/bridge.json")  # answered by the server, not the file
+        assert status == 200 and kind == "application/json"
+        info = json.loads(body)
+        assert info["url"] is None and "--port PATH or --sim" in info["reason"]
+
+
+def test_another_host_name_is_refused_dns_rebinding(dist):
+    with start_web(None, port=0, dist=dist) as web:
+        port = int(web.url.rsplit(":", 1)[1].strip("/"))
+        assert get(port, "/bridge.json", host="localhost:%d" % port)[0] == 200
+        assert get(port, "/bridge.json", host="evil.example:%d" % port)[0] == 403
+        assert get(port, "/index.html", host="evil.example")[0] == 403
+
+
+def test_without_a_built_app_it_says_how_to_build_it(tmp_path):
+    with pytest.raises(WebError, match="make web-build"):
+        start_web(None, port=0, dist=str(tmp_path))
+
+
+def test_the_command_refuses_a_bad_port(capsys):
+    rc, _, err = run(capsys, "web", "--port", "70000")
+    assert rc == 2 and "from 0 to 65535" in err
