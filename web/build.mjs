@@ -52,12 +52,24 @@ function header(page) {
   ].join("\n");
 }
 
+// The Connect panel of the pages that talk to a clock (js/link/connect.js wires it).
+const CONNECT_MARK = /<!-- goclock:connect[^>]*-->/;
+const CONNECT = `<h2 id="connect-h">Connect</h2>
+      <div class="row">
+        <button id="connect-serial" class="plain-btn" type="button">USB (Web Serial)…</button>
+        <button id="connect-bridge" class="plain-btn" type="button">Through goclock web</button>
+        <button id="connect-sim" class="plain-btn" type="button">Simulated clock in this page</button>
+        <button id="disconnect" class="plain-btn" type="button" hidden>Disconnect</button>
+      </div>
+      <ul id="connect-notes" class="notes"></ul>
+      <p id="conn-status" role="status">Not connected.</p>`;
+
 function pagesWithHeader(out) {
   for (const [file] of PAGES) {
     const p = path.join(out, file);
     const html = fs.readFileSync(p, "utf8");
     if (!HEADER_MARK.test(html)) throw new Error(`${file}: no <!-- goclock:header --> mark`);
-    fs.writeFileSync(p, html.replace(HEADER_MARK, header(file)));
+    fs.writeFileSync(p, html.replace(HEADER_MARK, header(file)).replace(CONNECT_MARK, CONNECT));
   }
 }
 

@@ -13,28 +13,17 @@ firmware, byte for byte, as it would over USB.
 
 import os
 import select
-import shutil
-import tempfile
 import threading
 
 import pytest
 
 from goclock.web import start_web
+from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture, for the tests)
 from support.firmware import boot
 
 DIST = os.environ.get("GOCLOCK_WEB_DIST") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "web", "dist"
 )
-
-
-@pytest.fixture
-def runtime_dir(monkeypatch):
-    path = tempfile.mkdtemp(prefix="gcw")  # short: a Unix socket's path is at most 107 bytes
-    os.chmod(path, 0o700)
-    monkeypatch.setenv("GOCLOCK_RUNTIME_DIR", path)
-    monkeypatch.delenv("GOCLOCK_NO_BRIDGE", raising=False)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
@@ -45,7 +34,7 @@ def fw(tmp_path):
 
 
 @pytest.fixture
-def web(fw, runtime_dir):
+def web(fw, runtime_dir):  # noqa: F811 (the fixture imported above)
     w = start_web(fw.port, port=0, dist=DIST)
     w.bridge.wait_until(lambda s: s["line"] == "up", timeout=20)
     yield w
