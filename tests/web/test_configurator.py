@@ -198,3 +198,24 @@ def test_goclock_web_sim_serves_the_pages_and_a_simulated_clock(
         assert proc.wait(30) == 0
         proc.stdout.close()
         proc.stderr.close()
+
+
+def test_the_simulated_clock_in_the_page_is_configured_the_same_way(browser_context, site):
+    page = connect_page(browser_context, site + "configurator.html", how="sim")
+    errors = watch_errors(page)
+    assert "Connected (simulated)" in text(page, "#conn-status")
+    message = firmware_message(REFUSED)
+    set_time_control(page, REFUSED)
+    page.wait_for_function("document.querySelector('#tc-result').textContent !== ''")
+    assert text(page, "#tc-result") == "Refused by the clock: time_control." + message
+    set_time_control(page, GOOD)
+    page.wait_for_function("document.querySelector('#tc-result').textContent.startsWith('Set')")
+    page.on("dialog", lambda d: d.accept())
+    page.click("#reset")
+    page.wait_for_function("document.querySelector('#arb-result').textContent.startsWith('Reset')")
+    page.keyboard.press("Tab")  # the rest by keyboard: focus the press button, Enter
+    page.focus("#press-white")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#state').textContent.startsWith('Running')")
+    assert text(page, "#black .big") == "1:00"
+    assert errors == []

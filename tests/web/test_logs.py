@@ -194,3 +194,52 @@ def test_pulled_through_goclock_web_and_downloaded(
         assert rc == 0, err
     finally:
         w.stop()
+
+
+def test_a_cut_pull_resumes_from_the_bytes_it_has(
+    browser_context, tmp_path, fw, capsys, runtime_dir
+):
+    """The line drops after the first chunk of the log (the WebSocket closed by the test,
+    between the page and the bridge): the page says where it stopped, and once connected
+    again the pull goes on from there to the whole, verified log."""
+    from goclock.web import start_web
+    from web.clockpages import DIST
+
+    play_on(fw)
+    w = start_web(fw.port, port=0, dist=DIST)
+    try:
+        w.bridge.wait_until(lambda s: s["line"] == "up", timeout=20)
+        page = browser_context.new_page()
+        cut = {"armed": True}
+
+        def relay(ws):
+            server = ws.connect_to_server()
+
+            def from_server(msg):
+                ws.send(msg)
+                if cut["armed"] and '"offset":0' in msg and '"data"' in msg:
+                    cut["armed"] = False
+                    ws.close()  # the page's line is gone, after its first chunk
+
+            server.on_message(from_server)
+            ws.on_message(lambda msg: server.send(msg))
+
+        page.route_web_socket(lambda url: "token=" in url, relay)
+        page.goto(w.url + "logs.html")
+        page.click("#connect-bridge")
+        page.wait_for_selector("body[data-ready]")
+        page.click("#pull-1")
+        page.wait_for_function(
+            "document.querySelector('#pull-status').textContent.includes('stopped at 512 bytes')"
+        )
+        page.click("#connect-bridge")
+        page.wait_for_selector("#pull-1:text('Resume pull')")
+        page.click("#pull-1")
+        page.wait_for_selector("body[data-game='1']")
+        assert page.inner_text("#verdict").startswith("Verified by the clock's own checker: intact")
+        with page.expect_download() as d:
+            page.click("#dl-log")
+        got = open(d.value.path(), "rb").read()
+    finally:
+        w.stop()
+    assert len(got) > 512 and got == fw.read_log(1)

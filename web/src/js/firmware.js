@@ -8,9 +8,20 @@
 //     fw.checkTimeControl('{"type":"byoyomi","main":600,"periods":3,"period":30}')
 //       -> {ok: true, time_control: {...}, text: "byo 10m+3x30s"} or {error: "period: ..."}
 
+let shared = null;
 let loading = null;
+let sink = (line) => console.log("[firmware]", line);
 
-async function load(base) {
+/** The page's one MicroPython (two instances in one page trip over each other): the
+ * firmware package under /lib, py/pagetools.py beside it. The simulator runs its clock
+ * on it (sim/simclock.js); `log` takes what the firmware prints. */
+export function micropython(base = document.baseURI, log = null) {
+  if (log) sink = log;
+  if (!shared) shared = loadShared(new URL(base, document.baseURI).href);
+  return shared;
+}
+
+async function loadShared(base) {
   const [{ loadMicroPython }, fw, tools] = await Promise.all([
     import(new URL("vendor/micropython/micropython.js", base).href),
     fetch(new URL("firmware.json", base)).then((r) => r.json()),
@@ -18,8 +29,8 @@ async function load(base) {
   ]);
   const mp = await loadMicroPython({
     url: new URL("vendor/micropython/micropython.wasm", base).href,
-    stdout: (l) => console.log("[firmware]", l),
-    stderr: (l) => console.log("[firmware]", l),
+    stdout: (l) => sink(l),
+    stderr: (l) => sink(l),
   });
   const put = (path, text) => {
     mp.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
@@ -27,10 +38,15 @@ async function load(base) {
   };
   for (const [rel, src] of Object.entries(fw.files)) put(`/lib/${rel}`, src);
   put("/lib/pagetools.py", tools);
+  return { mp, version: fw.version };
+}
+
+async function load(base) {
+  const { mp, version } = await micropython(base);
   const py = mp.pyimport("pagetools");
   const hex = (bytes) => Array.from(bytes, (b) => (b < 16 ? "0" : "") + b.toString(16)).join("");
   return {
-    version: fw.version,
+    version,
     checkTimeControl: (text) => JSON.parse(py.check_time_control(text)),
     describe: (tc) => py.describe(JSON.stringify(tc)),
     verifyLog: (bytes) => JSON.parse(py.verify_log(hex(bytes))),
