@@ -7,6 +7,7 @@ import json
 import pytest
 
 from goclock.web import WebError, start_web
+from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import run
 
 
@@ -56,3 +57,18 @@ def test_without_a_built_app_it_says_how_to_build_it(tmp_path):
 def test_the_command_refuses_a_bad_port(capsys):
     rc, _, err = run(capsys, "web", "--port", "70000")
     assert rc == 2 and "from 0 to 65535" in err
+
+
+def test_a_web_port_in_use_and_a_missing_clock_have_their_statuses(
+    dist,
+    tmp_path,
+    capsys,
+    runtime_dir,  # noqa: F811
+):
+    with start_web(None, port=0, dist=dist) as web:
+        port = web.url.rsplit(":", 1)[1].strip("/")
+        rc, _, err = run(capsys, "web", "--port", port, "--dist", dist)
+        assert rc == 1 and "cannot listen on 127.0.0.1:%s" % port in err
+    missing = str(tmp_path / "ttyNONE")
+    rc, _, err = run(capsys, "--port", missing, "web", "--port", "0", "--dist", dist)
+    assert rc == 3 and err.count("\n") == 1, err

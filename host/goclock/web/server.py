@@ -14,13 +14,13 @@ import json
 import os
 import threading
 
-from ..errors import GoclockError
+from ..errors import DeviceIOError, UsageError
 
 WEB_DIST_ENV = "GOCLOCK_WEB_DIST"
 
 
-class WebError(GoclockError):
-    exit_code = 2
+class WebError(UsageError):
+    """What the user must change: a built app, the simulated clock's flash folder."""
 
 
 def default_dist():
@@ -148,7 +148,10 @@ def start_web(serial_port=None, host="127.0.0.1", port=0, dist=None, sim=False, 
             (host, port), functools.partial(Handler, directory=dist)
         )
     except OSError as exc:
-        raise WebError("cannot listen on %s:%d: %s" % (host, port, exc.strerror or exc)) from None
+        raise DeviceIOError(
+            "cannot listen on %s:%d: %s (another program has that port? try --port 0)"
+            % (host, port, exc.strerror or exc)
+        ) from None
     httpd.daemon_threads = True
     n = httpd.server_address[1]
     Handler.hosts = ("%s:%d" % (host, n), "localhost:%d" % n, "127.0.0.1:%d" % n)
