@@ -147,6 +147,7 @@ def test_without_web_serial_or_goclock_web_the_page_says_what_is_missing(
     assert "not served by `goclock web`" in notes
     assert page.is_disabled("#connect-serial") and page.is_disabled("#connect-bridge")
     assert not page.is_disabled("#connect-sim")
+    assert page.is_hidden("#connected")  # nothing of a clock until one is connected
     page.screenshot(path=os.path.join(artifacts, "configurator-fallback.png"), full_page=True)
     assert errors == []
 

@@ -6,12 +6,20 @@ served here (http://127.0.0.1:N and http://localhost:N) and only with that token
 of another site cannot read bridge.json (the browser keeps other origins' responses from
 it: no CORS header is ever sent), and a name of another site rebound to 127.0.0.1 (DNS
 rebinding) arrives with its own Host header, which is refused here with 403.
+
+The logs page's exports (POST /export: exports.py runs `goclock logs export`/`logs sgf` on
+the log it sends) need this run's API token from bridge.json in a header, which a page of
+another site can neither read nor send without a preflight this server never answers.
 """
 
+import base64
+import binascii
 import functools
+import hmac
 import http.server
 import json
 import os
+import secrets
 import threading
 
 from ..errors import DeviceIOError, UsageError
@@ -36,6 +44,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     # Set per server (functools.partial): the Host names it answers, and bridge.json.
     hosts = ()
     bridge_info = None
+    api_token = ""
 
     def log_message(self, *args):
         pass
@@ -62,6 +71,35 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
+    def do_POST(self):
+        from . import exports
+
+        if not self._host_ok():
+            self.send_error(403)
+            return
+        given = self.headers.get("X-Goclock-Token") or ""
+        if self.path != "/export" or not hmac.compare_digest(given, self.api_token):
+            self.send_error(403)
+            return
+        try:
+            n = int(self.headers.get("Content-Length") or "0")
+            if not 0 < n <= exports.MAX_BYTES * 2:
+                raise ValueError("size")
+            req = json.loads(self.rfile.read(n))
+            log = base64.b64decode(req["log"], validate=True)
+            sgf = base64.b64decode(req["sgf"], validate=True) if req.get("sgf") else None
+            fmt = req["format"]
+        except (ValueError, KeyError, TypeError, binascii.Error):
+            self.send_error(400, "a JSON object with format and log (base64)")
+            return
+        body = json.dumps(exports.export(fmt, log, sgf, bool(req.get("force")))).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_HEAD(self):
         if not self._host_ok():
             self.send_error(403)
@@ -72,22 +110,24 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 class Web:
     """The HTTP server, the bridge (when a clock is given) and the simulated clock (sim)."""
 
-    def __init__(self, httpd, bridge, sim, port_name, reason):
+    def __init__(self, httpd, bridge, sim, port_name, reason, api_token):
         self.httpd = httpd
         self.bridge = bridge
         self.sim = sim
         self.port_name = port_name
         self.reason = reason  # why there is no clock, when there is none
+        self.api_token = api_token
         host, port = httpd.server_address[:2]
         self.url = "http://%s:%d/" % (host, port)
         self._thread = threading.Thread(target=httpd.serve_forever, daemon=True)
         self._thread.start()
 
     def info(self):
-        """What bridge.json says: the WebSocket with its token, or why there is none."""
+        """What bridge.json says: the WebSocket with its token, or why there is none, and
+        the token of this server's own API (the exports)."""
         b = self.bridge
         if b is None:
-            return {"url": None, "reason": self.reason}
+            return {"url": None, "reason": self.reason, "api_token": self.api_token}
         if isinstance(b, dict):  # a bridge started elsewhere (goclock bridge --web)
             url, token, login = b.get("web_url"), b.get("token"), b.get("needs_login")
         else:
@@ -97,6 +137,7 @@ class Web:
             "port": self.port_name,
             "needs_login": bool(login),
             "simulated": self.sim is not None,
+            "api_token": self.api_token,
         }
 
     def stop(self):
@@ -139,9 +180,12 @@ def start_web(serial_port=None, host="127.0.0.1", port=0, dist=None, sim=False, 
             "$GOCLOCK_WEB_DIST)" % dist
         )
     state = {}
+    api_token = secrets.token_urlsafe(32)
 
     class Handler(_Handler):
         bridge_info = staticmethod(lambda: state["web"].info())
+
+    Handler.api_token = api_token
 
     try:
         httpd = http.server.ThreadingHTTPServer(
@@ -175,5 +219,5 @@ def start_web(serial_port=None, host="127.0.0.1", port=0, dist=None, sim=False, 
         if simclock is not None:
             simclock.stop()
         raise
-    state["web"] = web = Web(httpd, bridge, simclock, serial_port, reason)
+    state["web"] = web = Web(httpd, bridge, simclock, serial_port, reason, api_token)
     return web

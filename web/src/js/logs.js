@@ -1,19 +1,50 @@
 // The logs page: list a clock's games, pull one (resumable: the bytes pulled so far are
-// kept, and a pull goes on from there), check it with the firmware's own logline.verify,
-// chart it, and download it as JSON, CSV or a timed SGF — the same bytes as
-// `goclock logs export` and `goclock logs sgf` give (records/*.js).
+// kept, and a pull goes on from there), check its checksum chain with the firmware's own
+// logline.verify, chart it, and download it. JSON, CSV and the timed SGF are made by the
+// host tool itself when `goclock web` served the page (POST /export runs `goclock logs
+// export` and `goclock logs sgf`: the same bytes, and the log's whole verdict); elsewhere
+// the page says how to make them from the log as pulled.
 
 import { firmware } from "./firmware.js";
+import { bridgeInfo } from "./link/clocklink.js";
 import { connectPanel } from "./link/connect.js";
 import { drawChart } from "./records/chart.js";
-import { GameRecord, check, exportCsv, exportJson } from "./records/gamerecord.js";
-import { mergeSgf } from "./records/sgf.js";
+import { GameRecord } from "./records/gamerecord.js";
 
 const $ = (id) => document.getElementById(id);
 const CHUNK = 512; // logs.get's largest length
 let link = null;
 const partial = new Map(); // game -> bytes pulled so far (a cut pull resumes from there)
 let current = null; // {name, bytes, record}
+let api = null; // this run's token of goclock web's exports, when it served the page
+const served = bridgeInfo().then((info) => (api = info.api_token || null));
+
+function b64(bytes) {
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+/** An export by the host tool (goclock web): {ok, data (bytes), warnings} or {ok: false, error}. */
+async function hostExport(format, sgf = null) {
+  const r = await fetch("export", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Goclock-Token": api },
+    body: JSON.stringify({ format, log: b64(current.bytes), sgf: sgf && b64(sgf), force: $("force").checked }),
+  });
+  if (!r.ok) return { ok: false, error: `goclock web answered ${r.status}` };
+  const out = await r.json();
+  if (out.ok) out.data = b64bytes(out.data);
+  return out;
+}
+
+function chainText(chain) {
+  // The firmware's own check of the chain; the sequence checks are the host tool's.
+  if (chain.ok) return `the checksum chain is intact, ${chain.records} records`;
+  if (chain.torn) return `CUT SHORT: the last record is incomplete; ${chain.records} good records`;
+  const at = chain.errors.slice(0, 3).map((e) => `line ${e[0]}: ${e[1]}`).join("; ");
+  return `ALTERED: the checksum chain is broken at ${at}`;
+}
 
 function b64bytes(s) {
   const bin = atob(s);
@@ -96,36 +127,64 @@ async function show(name, bytes) {
   const chain = fw.verifyLog(bytes);
   const record = new GameRecord(bytes, chain, name);
   current = { name, bytes, record };
-  const verdict = check(record);
   $("game-h").textContent = record.game != null ? `Game ${record.game}` : name;
-  $("verdict").textContent = (verdict.ok ? "Verified by the clock's own checker: " : "") + verdict.verdict;
-  $("verdict").className = verdict.ok ? "good" : "bad";
+  let text = "Checked by the clock's own code: " + chainText(chain) + ".";
+  let ok = chain.ok;
+  await served;
+  if (api) {
+    // The whole verdict (the chain and the sequence) as goclock says it.
+    const r = await hostExport("json");
+    if (r.ok) {
+      const v = JSON.parse(new TextDecoder().decode(r.data)).verified;
+      text = (v.ok ? "Verified by goclock: " : "goclock says: ") + v.verdict;
+      ok = v.ok;
+    } else {
+      text += " goclock: " + r.error;
+      ok = false;
+    }
+  }
+  $("verdict").textContent = text;
+  $("verdict").className = ok ? "good" : "bad";
   $("sgf-status").textContent = "";
   $("game-panel").hidden = false;
   $("chart-key").textContent = drawChart($("chart"), record);
   document.body.dataset.game = String(record.game);
 }
 
-async function mergeInto(file) {
+function stem() {
+  return current.record.game != null ? `game-${current.record.game}` : current.name.replace(/\.[^.]*$/, "");
+}
+
+async function exportTo(format, name, type, sgfFile = null) {
   if (!current) return;
   const out = $("sgf-status");
-  try {
-    const r = mergeSgf(current.record, new Uint8Array(await file.arrayBuffer()));
-    const stem = file.name.replace(/\.sgf$/i, "");
-    download(`${stem}-timed.sgf`, r.bytes, "application/x-go-sgf");
-    out.textContent = `Times of ${r.timed} move${r.timed === 1 ? "" : "s"} written into ${stem}-timed.sgf.` + (r.mismatch ? " Note: " + r.mismatch : "");
-    out.className = r.mismatch ? "" : "good";
-  } catch (e) {
-    out.textContent = "Not merged: " + e.message;
+  const r = await hostExport(format, sgfFile ? new Uint8Array(await sgfFile.arrayBuffer()) : null);
+  if (!r.ok) {
+    out.textContent = "Not exported: " + r.error;
     out.className = "bad";
+    return;
   }
+  download(name, r.data, type);
+  out.textContent = `${name} written by goclock.` + (r.warnings.length ? " Note: " + r.warnings.join(" ") : "");
+  out.className = r.warnings.length ? "" : "good";
+}
+
+function mergeInto(file) {
+  const base = file.name.replace(/\.sgf$/i, "");
+  return exportTo("sgf", `${base}-timed.sgf`, "application/x-go-sgf", file);
 }
 
 function wire() {
-  const stem = () => (current.record.game != null ? `game-${current.record.game}` : current.name.replace(/\.[^.]*$/, ""));
-  $("dl-json").addEventListener("click", () => download(stem() + ".json", exportJson(current.record), "application/json"));
-  $("dl-csv").addEventListener("click", () => download(stem() + ".csv", exportCsv(current.record), "text/csv"));
+  $("dl-json").addEventListener("click", () => exportTo("json", stem() + ".json", "application/json"));
+  $("dl-csv").addEventListener("click", () => exportTo("csv", stem() + ".csv", "text/csv"));
+  $("dl-sgf").addEventListener("click", () => exportTo("sgf", stem() + ".sgf", "application/x-go-sgf"));
   $("dl-log").addEventListener("click", () => download(current.name, current.bytes, "text/plain"));
+  served.then(() => {
+    if (api) return;
+    for (const id of ["dl-json", "dl-csv", "dl-sgf", "sgf-file", "force"]) $(id).disabled = true;
+    $("sgf-drop").hidden = true;
+    $("export-note").hidden = false;
+  });
   $("sgf-file").addEventListener("change", (e) => e.target.files[0] && mergeInto(e.target.files[0]));
   $("open-file").addEventListener("change", async (e) => {
     const f = e.target.files[0];
