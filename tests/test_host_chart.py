@@ -24,7 +24,6 @@ def test_the_chart_data_keeps_main_time_and_overtime_apart(tmp_path):
     flag = next(m for m in d["marks"] if m[1] == "F")
     assert flag[0] == 2.5 and flag[3] == "black"  # between move 2 and the ruled pass
     assert [m[0] for m in d["marks"] if m[1] == "R"] == [3]  # the pass it was ruled
-    assert chart.left_text(29001) == "0:30" and chart.left_text(0) == "0:00"
 
 
 def test_report_plot_draws_a_png(tmp_path, capsys):

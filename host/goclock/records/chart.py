@@ -17,6 +17,8 @@ PlotUnavailable, which the command says in one line.
 
 import math
 
+from goclockfw.timetext import left_text
+
 from ..errors import GoclockError
 
 COLOURS = {"black": "#111111", "white": "#e06c00"}
@@ -81,8 +83,8 @@ def chart_data(record):
             main[m["side"]].append([m["n"], left["main_ms"]])
     marks = []
     done = record.moves[0]["n"] - 1 if record.moves else 0
-    for i, rec in enumerate(record.records):
-        m = by_record.get(i + 1)
+    for entry, rec in zip(record.good, record.records):
+        m = by_record.get(entry.number)
         if m:
             done = m["n"]
             if m.get("pass"):  # a timeout ruled a pass is a move, marked as the ruling
@@ -102,13 +104,6 @@ def chart_data(record):
         "last": last,
         "end": end,
     }
-
-
-def left_text(ms):
-    """A time left as the clock shows it: rounded up to the second, m:ss or h:mm:ss."""
-    s = max(0, -(-int(ms) // 1000))
-    h, m, sec = s // 3600, s // 60 % 60, s % 60
-    return "%d:%02d:%02d" % (h, m, sec) if h else "%d:%02d" % (m, sec)
 
 
 def _nice_step(max_ms):

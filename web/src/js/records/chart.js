@@ -50,7 +50,7 @@ export function chartData(record) {
   const marks = [];
   let done = record.moves.length ? record.moves[0].n - 1 : 0;
   record.records.forEach((rec, i) => {
-    const m = byRecord.get(i + 1);
+    const m = byRecord.get(record.numbers[i]);
     if (m) {
       done = m.n;
       if (m.pass) marks.push([m.n, "R", "ruling", m.side]); // a timeout ruled a pass: a move

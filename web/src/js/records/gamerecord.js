@@ -9,24 +9,30 @@ export const LEFT_FIELDS = ["main_ms", "periods", "period_ms", "moves", "points"
 const isInt = (x) => typeof x === "number" && Number.isInteger(x);
 const TAIL = 16; // ,"c":"xxxxxxxx"} less the closing brace: what the chain adds to a record
 
-/** The records of the good lines, in order, as the chain check (`chain`) found them. */
+/** The records of the good lines, in order, as the chain check (`chain`) found them, and
+ * their numbers: records are numbered from 1 in the file's order, the lines the chain
+ * refuses counted too (gamerecord.py's entries), progress marks not. */
 function goodRecords(bytes, chain) {
   const text = new TextDecoder().decode(bytes);
   const lines = text.split("\n");
   if (lines.length && !lines[lines.length - 1]) lines.pop();
   const bad = new Set(chain.errors.map((e) => e[0]));
-  const out = [];
+  const records = [];
+  const numbers = [];
+  let number = 0;
   lines.forEach((raw, i) => {
     let b = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (b && !b.replace(/\./g, "")) return; // a line of progress marks
+    number++;
     if (bad.has(i + 1)) return;
     // The chain vouched for this line: its record is the text before the checksum.
     const enc = new TextEncoder().encode(b);
     b = new TextDecoder().decode(enc.subarray(0, enc.length - TAIL)) + "}";
-    out.push(JSON.parse(b));
+    records.push(JSON.parse(b));
+    numbers.push(number);
   });
-  if (out.length !== chain.records) throw new Error("the records read differ from the chain's");
-  return out;
+  if (records.length !== chain.records) throw new Error("the records read differ from the chain's");
+  return [records, numbers];
 }
 
 export class GameRecord {
@@ -38,7 +44,7 @@ export class GameRecord {
     this.errors = chain.errors;
     this.torn = chain.torn;
     this.cut = chain.cut;
-    this.records = goodRecords(bytes, chain);
+    [this.records, this.numbers] = goodRecords(bytes, chain);
     let head = this.records.find((r) => r.event === "game") || null;
     if (head === null && this.cut) {
       const cut = this.records.find((r) => r.event === "cut");
@@ -54,12 +60,11 @@ export class GameRecord {
   }
 
   _moves() {
+    // Moves keep the clock's numbers (each press carries its own), and a timeout ruled a
+    // pass is a move too: from it on, the clock's number plus the passes before.
     const moves = [];
-    let first = 0;
-    if (this.cut) {
-      const m = this.records.filter((r) => r.event === "press").map((r) => r.move).find((m) => isInt(m) && m > 0);
-      first = m !== undefined ? m - 1 : 0;
-    }
+    const numbered = this.records.some((r) => r.event === "press" && isInt(r.move));
+    let passes = 0;
     let start = null;
     let paused = 0;
     let pausedAt = null;
@@ -84,6 +89,7 @@ export class GameRecord {
         flagT = t;
         return;
       }
+      const last = moves.length ? moves[moves.length - 1].n : null;
       let move;
       if (kind === "press" && SIDES.includes(rec.side)) {
         move = { side: rec.side, t, used_ms: rec.used_ms ?? null };
@@ -91,18 +97,25 @@ export class GameRecord {
         const source = nested && typeof nested === "object" && !Array.isArray(nested) ? nested : rec;
         move.left = {};
         for (const k of LEFT_FIELDS) if (k in source) move.left[k] = source[k];
+        move.n = numbered && isInt(rec.move) ? rec.move + passes : (last ?? 0) + 1;
       } else if (kind === "ruling" && rec.ruling === "timeout_pass" && SIDES.includes(rec.side)) {
         let usedMs = null;
         if (isInt(start) && isInt(flagT)) usedMs = flagT - start - paused;
         move = { side: rec.side, t, used_ms: usedMs, pass: true };
         move.left = this._leftAfterPass(rec.side);
+        passes++;
+        move.n = (last ?? this._firstNumber() - 1) + 1;
       } else return;
       [start, paused, pausedAt, flagT] = [t, 0, null, null];
-      move.n = first + moves.length + 1;
-      move.record = i + 1;
+      move.record = this.numbers[i];
       moves.push(move);
     });
     return moves;
+  }
+
+  _firstNumber() {
+    const p = this.records.find((r) => r.event === "press" && isInt(r.move));
+    return p ? p.move : 1;
   }
 
   _leftAfterPass(side) {
