@@ -72,3 +72,52 @@ def test_a_web_port_in_use_and_a_missing_clock_have_their_statuses(
     missing = str(tmp_path / "ttyNONE")
     rc, _, err = run(capsys, "--port", missing, "web", "--port", "0", "--dist", dist)
     assert rc == 3 and err.count("\n") == 1, err
+
+
+def post(port, body, token=None, host=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Host": host or "127.0.0.1:%d" % port, "Content-Type": "application/json"}
+    if token is not None:
+        headers["X-Goclock-Token"] = token
+    conn.request("POST", "/export", body=json.dumps(body), headers=headers)
+    r = conn.getresponse()
+    out = r.status, r.read()
+    conn.close()
+    return out
+
+
+def test_the_exports_are_goclocks_own_and_need_the_runs_token(dist, tmp_path, capsys):
+    import base64
+
+    from test_host_logs_rulings import BYO, RULED, play
+
+    log = play(tmp_path / "flash", BYO, RULED)
+    (tmp_path / "game.log").write_bytes(log)
+    rc, _, err = run(
+        capsys,
+        "logs",
+        "export",
+        str(tmp_path / "game.log"),
+        "--format",
+        "csv",
+        "-o",
+        str(tmp_path / "want.csv"),
+    )
+    assert rc == 0, err
+    body = {"format": "csv", "log": base64.b64encode(log).decode()}
+    with start_web(None, port=0, dist=dist) as web:
+        port = int(web.url.rsplit(":", 1)[1].strip("/"))
+        token = web.info()["api_token"]
+        assert post(port, body)[0] == 403  # no token: a page of another site
+        assert post(port, body, token="x" + token)[0] == 403
+        assert post(port, body, token=token, host="evil.example:%d" % port)[0] == 403
+        assert post(port, dict(body, log="not base64!"), token=token)[0] == 400
+        status, answer = post(port, body, token=token)
+        assert status == 200
+        got = json.loads(answer)
+        assert got["ok"] and base64.b64decode(got["data"]) == (tmp_path / "want.csv").read_bytes()
+        status, answer = post(port, dict(body, format="pdf"), token=token)
+        assert json.loads(answer) == {
+            "ok": False,
+            "error": "no such export: 'pdf' (json, csv, sgf)",
+        }

@@ -56,18 +56,21 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def _host_ok(self):
         return (self.headers.get("Host") or "") in self.hosts
 
+    def _json(self, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
         if not self._host_ok():
             self.send_error(403, "this server answers only as %s" % self.hosts[0])
             return
         if self.path.split("?", 1)[0] == "/bridge.json":
-            body = json.dumps(self.bridge_info()).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._json(self.bridge_info())
             return
         super().do_GET()
 
@@ -77,8 +80,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if not self._host_ok():
             self.send_error(403)
             return
-        given = self.headers.get("X-Goclock-Token") or ""
-        if self.path != "/export" or not hmac.compare_digest(given, self.api_token):
+        given = (self.headers.get("X-Goclock-Token") or "").encode("utf-8", "replace")
+        if self.path != "/export" or not hmac.compare_digest(given, self.api_token.encode()):
             self.send_error(403)
             return
         try:
@@ -92,13 +95,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         except (ValueError, KeyError, TypeError, binascii.Error):
             self.send_error(400, "a JSON object with format and log (base64)")
             return
-        body = json.dumps(exports.export(fmt, log, sgf, bool(req.get("force")))).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self._json(exports.export(fmt, log, sgf, bool(req.get("force"))))
 
     def do_HEAD(self):
         if not self._host_ok():
