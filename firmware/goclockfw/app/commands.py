@@ -26,6 +26,8 @@ from goclockfw import VERSION
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
+from goclockfw.app.timeofday import EARLIEST, LATEST
+from goclockfw.storage.netconfig import keep_secrets, public
 
 IDLE = gameclock.IDLE
 RUNNING = gameclock.RUNNING
@@ -68,7 +70,13 @@ class Commands:
         return status
 
     def get_config(self):
-        return dict(self.s.store.config)
+        """The config as anyone may see it: a password that is set reads "***"."""
+        return dict(public(self.s.store.config))
+
+    def with_secrets(self, cfg):
+        """A config.set's merged config with the stored passwords it left out (or sent back
+        as "***") put back in (storage/netconfig.py)."""
+        return keep_secrets(cfg, self.s.store.config)
 
     def get_presets(self):
         return list(self.s.store.presets)
@@ -217,7 +225,23 @@ class Commands:
         s.store.save(config=cfg)
         s.apply_config()
         if s.records.started:
-            s.records.write("config", s.now, None, (("config", cfg),))
+            s.records.write("config", s.now, None, (("config", public(cfg)),))
+        s.changed = True
+
+    def assign(self, info):
+        """The game's details (event, round, table, black, white, handicap: a dict already
+        checked by storage/netconfig.py's game_info_field), stored in the config for the
+        next game's first record. Refused while a clock runs, as any config change."""
+        cfg = dict(self.s.store.config)
+        cfg["game_info"] = info
+        self.set_config(cfg)
+
+    def time_sync(self, utc_ms, source):
+        """The time of day is `utc_ms` (ms since the epoch) now; `source` who said so."""
+        s = self.s
+        if not EARLIEST <= utc_ms <= LATEST:
+            raise Refused("the time of day must be between 2020 and 2100 (ms since 1970)")
+        s.tod.set(utc_ms, s.now, source)
         s.changed = True
 
     def set_presets(self, presets):

@@ -46,15 +46,22 @@ class Records:
 
     # ----- records -------------------------------------------------------------
 
-    def begin(self, tick, tc_json, game):
+    def begin(self, tick, tc_json, game, info=None, utc=None):
         """The clock starts (or a side is marked late before it does): game time 0 is now,
-        and the log gets its "game" record, then the notices that waited. Once only."""
+        and the log gets its "game" record, then the notices that waited. Once only. The
+        record names the game's details (`info`: the config's game_info, the fields set)
+        and its start's time of day (`utc`, ms since the epoch) when the clock knows them."""
         self.rebase(tick, 0)
         if self.started:
             return
         self.started = True
         j = self.journal
-        j.record("game", 0, None, None, (("game", game), ("time_control", tc_json)))
+        fields = [("game", game), ("time_control", tc_json)]
+        if info:
+            fields.append(("info", info))
+        if utc is not None:
+            fields.append(("utc", utc))
+        j.record("game", 0, None, None, fields)
         pending = self.pending
         self.pending = []
         for notice, message in pending:

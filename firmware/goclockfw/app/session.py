@@ -36,6 +36,7 @@ from goclockfw.app.hostline import HostLine
 from goclockfw.app.outbuf import OutBuffer
 from goclockfw.app.records import Records
 from goclockfw.app.replay import Replay
+from goclockfw.app.timeofday import TimeOfDay
 from goclockfw.app.upkeep import Upkeep
 from goclockfw.app.wake import STATUS_MS
 from goclockfw.core import gameclock
@@ -79,6 +80,8 @@ class Session:
         self.adjust_given = ""  # the fields an arbiter's adjustment sets, for its record
         self._side_of = bytearray(2)  # physical button (LEFT, RIGHT) -> side
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
+        self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
+        self.hall = None  # the network's publisher (goclockfw/net/), when configured
         self.clock = None
         self.tc = None
         self._boot(now, resume)
@@ -183,6 +186,15 @@ class Session:
             a.echo = self._echo
             self.board.console({"buttons": cfg["buttons"]})
 
+    def game_info(self):
+        """The config's game details that are set (a dict, or None when none is)."""
+        info = self.store.config.get("game_info") or {}
+        out = {}
+        for k in info:
+            if info[k] is not None:
+                out[k] = info[k]
+        return out or None
+
     def new_game(self, tc_json, now):
         """Set up the next game (idle): its log's first part is claimed now, while all is quiet."""
         j = self.journal
@@ -224,7 +236,9 @@ class Session:
             self.announcer.cancel_side(side)
         elif kind == "start" or (kind == "late" and not self.records.started):
             # A side marked late before the start is the log's first action.
-            self.records.begin(tick, self.tc.to_json(), self.journal.current)
+            self.records.begin(
+                tick, self.tc.to_json(), self.journal.current, self.game_info(), self.tod.ms(tick)
+            )
         given = self.adjust_given
         extra = (("given", given),) if kind == "adjust" and given else None
         self.records.clock_event(self.clock, kind, side, tick, value, extra)
