@@ -151,6 +151,11 @@ CASES = [
     ("voice convert DIR DIR/pack", "none", 2),  # no recordings in it
     ("voice convert RECS LOG/pack", "none", 1),  # cannot write: LOG is a file
     ("voice push", "none", 2),
+    ("bridge", "none", 3),
+    ("bridge", "missing", 3),
+    ("bridge --web-port 70000", "idle", 2),
+    ("bridge --hall club", "idle", 2),  # a hall needs the clock's name in it
+    ("bridge --web --web-host 0.0.0.0", "idle", 2),  # beyond loopback only with a password
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -166,6 +171,8 @@ NOT_HERE = {
     ("deploy", 1): "copying needs a board (mpremote): test_host_cli.py",
     ("voice push", 0): "copying needs a board",
     ("voice push", 1): "copying needs a board (mpremote)",
+    ("bridge", 0): "runs until stopped: tests/test_bridge_hall.py runs it as a process",
+    ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
 }
 LOCAL = {
     "presets add",

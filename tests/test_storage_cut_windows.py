@@ -239,9 +239,9 @@ def test_a_set_up_game_whose_first_record_was_torn_is_not_written_over():
     gid = s.journal.current
     i = s.journal.games[gid][0]
     s.journal.pool.program(i, DATA_AT + 1, b'"event":"ga\x00\x00')  # bits gone to 0
-    s2 = make_session(s.ports.flash, fresh=False)
-    s2.button_press(1, 0)  # white presses: black's clock starts, the game's log begins
-    s2.button_press(0, 3000)
+    s2 = make_session(s.board.flash, fresh=False)
+    s2.commands.press(1, 0)  # white presses: black's clock starts, the game's log begins
+    s2.commands.press(0, 3000)
     for g in s2.journal.ids():
         v = verify_bytes(whole(s2.journal, g))
         assert v["ok"], (g, v["errors"])
@@ -291,13 +291,13 @@ def test_a_game_resumed_before_any_spare_was_made_loses_no_record():
     s = make_session(CutFlash(BLOCK, 64))
     assert not s.journal.spares
     gid = s.journal.current
-    s.button_press(1, 0)
-    s.button_press(0, 2000)
+    s.commands.press(1, 0)
+    s.commands.press(0, 2000)
     s2 = reboot(s, now=10000)
     assert s2.journal.current == gid and s2.clock.state == "paused"
-    s2.resume()  # at once: no loop pass, no quiet moment in between
-    s2.button_press(1, 10500)
-    s2.button_press(0, 11000)
+    s2.commands.resume()  # at once: no loop pass, no quiet moment in between
+    s2.commands.press(1, 10500)
+    s2.commands.press(0, 11000)
     v = verify_bytes(whole(s2.journal, gid))
     assert v["ok"], v["errors"]
     assert [r["move"] for r in v["records"] if r["event"] == "press"] == [1, 2, 3]

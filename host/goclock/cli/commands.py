@@ -399,6 +399,49 @@ COMMANDS = (
         ),
     ),
     Command(
+        "bridge",
+        "bridge:do_bridge",
+        "share the clock's line: commands at once, web pages (--web), the hall (--hall)",
+        (
+            arg("--web", action="store_true", help="serve a WebSocket for web pages"),
+            arg("--web-host", default="127.0.0.1", help="its address (default: loopback)"),
+            arg(
+                "--web-port",
+                type=ranged(0, 65535),
+                default=0,
+                help="its port (default: a free one)",
+            ),
+            arg(
+                "--origin",
+                action="append",
+                metavar="URL",
+                help="a web page origin allowed to connect, e.g. http://127.0.0.1:8000 "
+                "(repeatable)",
+            ),
+            arg(
+                "--web-password-file",
+                metavar="FILE",
+                help="the password a page needs beyond loopback (or $GOCLOCK_BRIDGE_PASSWORD)",
+            ),
+            arg("--hall", help="publish this clock to a hall over MQTT (the hall's name)"),
+            arg("--clock", help="the clock's name in the hall, e.g. table-12"),
+            arg("--broker", default="127.0.0.1:1883", help="the MQTT broker HOST[:PORT]"),
+            arg("--mqtt-user", help="the clock's broker account"),
+            arg(
+                "--mqtt-password-file",
+                metavar="FILE",
+                help="its password (or $GOCLOCK_MQTT_PASSWORD)",
+            ),
+            arg(
+                "--state-dir",
+                metavar="DIR",
+                help="where the log cursor is kept (default: ~/.config/goclock/bridge)",
+            ),
+            arg("-v", "--verbose", action="store_true", help="log every line"),
+        ),
+        json=False,
+    ),
+    Command(
         "simulate",
         "scenario:do_simulate",
         "run a scenario through the clock core, print JSON Lines",

@@ -128,8 +128,8 @@ class SerialTransport:
         self.close()
 
     def write_line(self, text):
-        """Send one line (the newline is added)."""
-        data = text.encode("utf-8") + b"\n"
+        """Send one line (the newline is added): text, or bytes sent as they are."""
+        data = (text if isinstance(text, bytes) else text.encode("utf-8")) + b"\n"
         try:
             self.serial.write(data)
             self.serial.flush()
