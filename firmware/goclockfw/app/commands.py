@@ -23,10 +23,10 @@ None means now (the session's time).
 """
 
 from goclockfw import VERSION
+from goclockfw.app.timeofday import EARLIEST, LATEST
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
-from goclockfw.app.timeofday import EARLIEST, LATEST
 from goclockfw.storage.netconfig import keep_secrets, public
 
 IDLE = gameclock.IDLE
