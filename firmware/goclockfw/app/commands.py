@@ -224,6 +224,7 @@ class Commands:
             raise Refused(_RUNNING_REFUSAL)
         s.store.save(config=cfg)
         s.apply_config()
+        s.start_network()
         if s.records.started:
             s.records.write("config", s.now, None, (("config", public(cfg)),))
         s.changed = True

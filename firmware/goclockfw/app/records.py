@@ -31,6 +31,7 @@ class Records:
         self.last_t = 0  # game time of the last record written
         self.marks = 0  # marks written since it
         self.storage_error = None
+        self.hall = None  # the network's publisher (net/hall.py), told every clock event
 
     # ----- game time ---------------------------------------------------------
 
@@ -70,13 +71,18 @@ class Records:
     def clock_event(self, clock, kind, side, tick, value, extra=None):
         """A clock listener call: written, then told to a watching host."""
         t = self.t(tick)
+        rec = None
         if self.started:
             if self.journal.record_clock(clock, kind, side, t, tick, value, extra):
                 self.last_t = t
                 self.marks = 0
+                rec = self.journal.count()
             else:
                 self.problem(self.journal.error)
         self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
+        h = self.hall
+        if h is not None:
+            h.clock_event(clock, kind, side, t, tick, value, extra, rec)
 
     def write(self, kind, tick, value=None, extra=None):
         """A record that is not the clock's (config, end, snapshot)."""

@@ -81,10 +81,12 @@ class Session:
         self._side_of = bytearray(2)  # physical button (LEFT, RIGHT) -> side
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
         self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
-        self.hall = None  # the network's publisher (goclockfw/net/), when configured
+        self.hall = None  # the network's publisher (net/hall.py), when configured
         self.clock = None
         self.tc = None
         self._boot(now, resume)
+        self._net = None
+        self.start_network()
 
     # ----- boot ---------------------------------------------------------------------
 
@@ -186,6 +188,27 @@ class Session:
             a.echo = self._echo
             self.board.console({"buttons": cfg["buttons"]})
 
+    def start_network(self):
+        """The hall's publisher (net/hall.py) when the config has a network, started again
+        when the network config changed; none (nothing imported) without one."""
+        net = self.store.config.get("network")
+        if net == self._net:
+            return
+        self._net = net
+        h = self.hall
+        if h is not None:
+            h.close(self.now)
+            self.hall = self.records.hall = None
+        if net is None:
+            return
+        link = self.board.network(net["wifi"])
+        if link is None:
+            self.notice("network", "this board has no network: the config's is not used", self.now)
+            return
+        from goclockfw.net.hall import Hall
+
+        self.hall = self.records.hall = Hall(self, link, net)
+
     def game_info(self):
         """The config's game details that are set (a dict, or None when none is)."""
         info = self.store.config.get("game_info") or {}
@@ -266,6 +289,9 @@ class Session:
         self.gestures.poll(now)
         self.announcer.pump(now)
         self._periodic(now)
+        h = self.hall
+        if h is not None:
+            h.step(now)  # last: what this pass changed goes out in it
 
     def _catch_up(self, now):
         # The clock runs up to now, but never past an edge still waiting for

@@ -49,9 +49,10 @@ Optional parts, with their defaults (what a board without the part does):
   set_led(on)           nothing: the LED
   kbd_intr(enable)      nothing: may Ctrl-C on the serial line stop the firmware
   ram_free()            -1: free heap in bytes (after a collection), for `info`
-  network()             None: the board's network link. Nothing uses it yet; the MQTT port
-                        (the hall) will take the link from here, and a board without a
-                        radio keeps this default
+  network(wifi)         None: the board's network link for the hall (net/socklink.py's
+                        interface), asked only when the config has a network; `wifi` is
+                        the config's {"ssid", "password"} or None. The desktop: the unix
+                        port's sockets; a Pico W or an ESP32: net/wlan.py
   close()               nothing: release what the board holds (boot.py, at the end)
 """
 
@@ -137,7 +138,7 @@ class Board:
     def ram_free(self):
         return -1
 
-    def network(self):
+    def network(self, wifi=None):
         return None
 
     def close(self):

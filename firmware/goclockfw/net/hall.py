@@ -1,0 +1,398 @@
+"""The clock in the hall: what it publishes to the broker and what it takes from it.
+
+The contract is docs/hall.md: under goclock/v1/<hall>/<clock>/ the clock publishes
+`online` (retained, and the Last Will), `state` (retained: on every change and at least
+every STATE_MS while a clock runs), `event` (every clock event with its game and record
+number), `log/<game>` (the game's log, slice by slice, from the last record the broker
+acknowledged: net/cursor.py keeps that in flash) and `reply`; it takes requests on `cmd`,
+which go through the serial protocol's own reading and checks (protocol/commands.py) to
+the one command layer (app/commands.py), with the hall's whitelist first.
+
+`Hall.step(now)` runs once a pass (Session.step): one client step (net/mqtt.py), at most
+one log slice, a state message when due, the cursor written at a quiet moment. Nothing
+waits. The session made the Hall only because the config has a network: a clock without
+one never imports this.
+"""
+
+import json
+
+from goclockfw import VERSION
+from goclockfw.core.ticks import ticks_diff
+from goclockfw.events import EventWriter
+from goclockfw.net.cursor import Cursor
+from goclockfw.net.mqtt import UP, Client, _str
+from goclockfw.protocol import strictjson
+from goclockfw.protocol.commands import MAX_LINE, Protocol
+
+STATE_MS = 5000  # a running clock's state at least this often
+CURSOR_MS = 5000  # the cursor is written at most this often (and only at a quiet moment)
+IN_FLIGHT = 4  # log slices sent and not yet acknowledged
+WINDOW = 1024  # bytes of log read to find the next slice (more for a long mark line)
+MAX_WINDOW = 4096
+BUSY_MS = 5
+NOTICES = 20  # refused cmd messages logged per boot; later ones only counted
+ALLOWED = (
+    "status",
+    "pause",
+    "resume",
+    "time.set",
+    "reset",
+    "assign",
+    "time.sync",
+    "result",
+    "arbiter.ack",
+)
+NOT_ALLOWED = "not allowed over the network"
+INFO_AS = (
+    ("event", "event"),
+    ("round", "round"),
+    ("table", "table"),
+    ("black", "black_name"),
+    ("white", "white_name"),
+    ("handicap", "handicap"),
+)
+
+
+def _dumps(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+class Hall:
+    def __init__(self, session, link, net):
+        self.s = session
+        mq = net["mqtt"]
+        root = "goclock/v1/%s/%s/" % (net["hall"], net["clock"])
+        self.root = root
+        self.c = c = Client(
+            link,
+            "goclock-%s-%s" % (net["hall"], net["clock"]),
+            mq["user"],
+            mq["password"],
+            mq["keepalive"],
+        )
+        c.will = (root + "online", b'{"online":false}')
+        c.sub = root + "cmd"
+        c.on_connect = self._connected
+        c.on_puback = self._puback
+        c.on_message = self._message
+        c.on_oversized = self._oversized
+        c.on_down = self._down
+        self.t_state = _str(root + "state")
+        self.t_event = _str(root + "event")
+        self.t_online = _str(root + "online")
+        self.t_reply = _str(root + "reply")
+        self.t_log = None  # the log topic of the game being sent
+        self.cmd_topic = (root + "cmd").encode()
+        self.tls = mq["tls"]
+        self.proto = Protocol(session.commands, None, source="hall")
+        self.ev = EventWriter(384)
+        self.cursor = Cursor(session.fs)
+        self.cursor.load()
+        self.seq = 0
+        self.state_at = 0
+        self.state_due = True
+        self.cursor_at = 0
+        self.g = None  # the game whose log is being sent
+        self.sent_rec = 0
+        self.sent_off = 0
+        self.flight = []  # [pid, rec, end offset, acked] of slices sent, oldest first
+        self.window = WINDOW
+        self._slice_hdr = bytearray(24)
+        self.events_dropped = 0
+        self.refusals = 0
+        self.was_up = False
+        self.told = None  # the last link problem told (one notice per change)
+        self.published = 0
+        if self.tls:
+            self._tell("network", "TLS to the broker is not supported yet: not connecting")
+        else:
+            c.start(mq["host"], mq["port"], session.now)
+        j = session.journal
+        if session.records.started and j.current is not None:
+            self.cursor.add(j.current)  # a resumed game: from where the broker has it
+
+    # ----- the session's hooks -------------------------------------------------------
+
+    def clock_event(self, clock, kind, side, t, tick, value, extra, rec):
+        """A clock event (Records.clock_event, after its record): published at QoS 1 with
+        its game and record number. Only while the link is up: the log has every one."""
+        self.state_due = True
+        j = self.s.journal
+        gid = j.current
+        if rec is not None and gid not in self.cursor.games:
+            self.cursor.add(gid)  # a game's first record: its log is to be sent
+        c = self.c
+        if c.state != UP:
+            return
+        w = self.ev
+        line = w.clock_event(clock, kind, side, t, tick, value, extra)
+        line[len(line) - 1 :] = b""  # the closing brace: game and record number go in first
+        line.extend(b',"game":')
+        w.put_value(j.current)
+        line.extend(b',"rec":')
+        w.put_value(rec)
+        line.append(125)
+        if c.publish(self.t_event, line, 1) < 0:
+            self.events_dropped += 1
+        else:
+            self.published += 1
+
+    def changed(self):
+        self.state_due = True
+
+    # ----- one step ---------------------------------------------------------------------
+
+    def step(self, now):
+        s = self.s
+        c = self.c
+        if c.may_resolve() and s.clock.state == "running":
+            return  # a name lookup blocks: it waits until no clock runs
+        c.step(now)
+        if c.state == UP:
+            running = s.clock.state == "running"
+            if (
+                s.changed
+                or self.state_due
+                or (running and ticks_diff(now, self.state_at) >= STATE_MS)
+            ):
+                self._state(now)
+            self._log_step()
+            c._write(now)  # what this pass queued goes now, not a pass later
+        self._keep_cursor(now)
+
+    def wake_ms(self, now):
+        """Ms until the hall needs a pass (the loop sleeps no longer: app/wake.py)."""
+        c = self.c
+        if c.busy() or self._backlog():
+            return BUSY_MS
+        if c.state == UP:
+            ms = c.keepalive_ms - ticks_diff(now, c.last_out)
+            if self.s.clock.state == "running":
+                d = STATE_MS - ticks_diff(now, self.state_at)
+                if d < ms:
+                    ms = d
+            return ms if ms > 0 else 0
+        if c.host is None:
+            return None
+        d = ticks_diff(c.retry_at, now)
+        return d if d > 0 else 0
+
+    # ----- state and online --------------------------------------------------------------
+
+    def _state(self, now):
+        s = self.s
+        st = s.commands.status()
+        msg = {}
+        for k in ("state", "turn", "black", "white", "time_control", "game", "moves"):
+            msg[k] = st.get(k)
+        info = s.store.config.get("game_info") or {}
+        for k, as_k in INFO_AS:
+            msg[as_k] = info.get(k)
+        msg["t"] = s.records.t(s.now) if s.records.started else 0
+        msg["utc"] = s.tod.ms(s.now)
+        self.seq += 1
+        msg["seq"] = self.seq
+        if self.c.publish(self.t_state, _dumps(msg).encode(), 0, True) >= 0:
+            self.state_at = now
+            self.state_due = False
+            self.published += 1
+
+    def _connected(self):
+        s = self.s
+        self.was_up = True
+        msg = {
+            "online": True,
+            "version": VERSION,
+            "board": s.board.name,
+            "game": s.journal.current if s.records.started else None,
+        }
+        self.c.publish(self.t_online, _dumps(msg).encode(), 1, True)
+        self.state_due = True
+        self._rewind()
+        if self.told is not None:
+            self._tell("network", "connected to the broker again")
+            self.told = None
+
+    def _down(self, why):
+        self._rewind()
+        if why != self.told:
+            self.told = why
+            self._tell("network", "broker: %s" % why)
+
+    def _tell(self, notice, message):
+        s = self.s
+        s.notice(notice, message, s.now, speak=False)
+
+    # ----- the log ------------------------------------------------------------------------
+
+    def _rewind(self):
+        """After a drop or a connect: everything not acknowledged is sent again."""
+        self.flight = []
+        self.g = None
+
+    def _backlog(self):
+        if self.c.state != UP or len(self.flight) >= IN_FLIGHT:
+            return False
+        return self.g is not None or bool(self.cursor.games)
+
+    def _pick(self):
+        """The game to send: the oldest one the broker does not have whole yet."""
+        cur = self.cursor
+        while cur.games:
+            gid = cur.oldest()
+            j = self.s.journal
+            if gid not in j.games:
+                cur.drop(gid)  # cleared from the clock meanwhile
+                continue
+            rec, off = cur.games[gid]
+            self.g = gid
+            self.sent_rec = rec
+            self.sent_off = off
+            self.t_log = _str("%slog/%d" % (self.root, gid))
+            self.window = WINDOW
+            return gid
+        return None
+
+    def _log_step(self):
+        if len(self.flight) >= IN_FLIGHT:
+            return
+        g = self.g
+        if g is None:
+            g = self._pick()
+            if g is None:
+                return
+        j = self.s.journal
+        try:
+            data, size = j.read(g, self.sent_off, self.window)
+        except (ValueError, OSError):
+            self.cursor.drop(g)
+            self.g = None
+            return
+        if not data:
+            if g != j.current and not self.flight:
+                acked = self.cursor.games.get(g)
+                if acked is not None and acked[1] >= size:
+                    self.cursor.drop(g)  # the broker has all of a finished game
+                self.g = None
+            return
+        end = self._slice_end(data)
+        if end < 0:
+            if len(data) >= self.window and self.window < MAX_WINDOW:
+                self.window = MAX_WINDOW  # a long mark line: look further next time
+            return
+        rec = self.sent_rec + 1
+        hdr = self._slice_hdr
+        hdr[0:] = b"%d %d\n" % (rec, self.sent_off)
+        pid = self.c.publish(self.t_log, hdr, 1, False, memoryview(data)[:end])
+        if pid < 0:
+            return
+        self.published += 1
+        self.sent_rec = rec
+        self.sent_off += end
+        self.flight.append([pid, rec, self.sent_off, False])
+        self.window = WINDOW
+
+    @staticmethod
+    def _slice_end(data):
+        """The end of the first record line in `data` (marks before it go with it), or -1."""
+        pos = 0
+        n = len(data)
+        while pos < n:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                return -1
+            if data[pos] == 123:  # "{": a record line
+                return nl + 1
+            pos = nl + 1
+        return -1
+
+    def _puback(self, pid):
+        fl = self.flight
+        for f in fl:
+            if f[0] == pid:
+                f[3] = True
+                break
+        else:
+            return  # an event's, the online message's or a reply's
+        while fl and fl[0][3]:
+            f = fl.pop(0)
+            self.cursor.ack(self.g, f[1], f[2])
+
+    def _keep_cursor(self, now):
+        cur = self.cursor
+        if not cur.dirty or ticks_diff(now, self.cursor_at) < CURSOR_MS:
+            return
+        s = self.s
+        running = s.clock.state == "running"
+        if running and not s.board.erases_while_running:
+            return  # the ESP32: no flash work while a clock runs
+        if not s.upkeep.quiet(now, 2):
+            return
+        self.cursor_at = now
+        if not cur.save() and cur.problem:
+            self._tell("storage", cur.problem)
+
+    # ----- cmd ------------------------------------------------------------------------
+
+    def _message(self, topic, payload):
+        if topic != self.cmd_topic:
+            return
+        n = len(payload)
+        if n > MAX_LINE:
+            self._refuse(None, "request line over %d bytes" % MAX_LINE, n)
+            return
+        data = bytes(payload)
+        try:
+            req = strictjson.loads(data)
+        except ValueError:
+            req = None
+        if isinstance(req, dict) and isinstance(req.get("cmd"), str):
+            rid = req.get("id")
+            why = self._not_here(req)
+            if why is not None:
+                self._refuse(rid if isinstance(rid, (int, str)) else None, why, n, req["cmd"])
+                return
+            self._reply(self.proto.handle_line(data))
+            self.state_due = True
+            return
+        # Not a request at all: the protocol's own error text, and a notice.
+        reply = self.proto.handle_line(data)
+        self._reply(reply)
+        self._notice_refusal("unreadable cmd (%d bytes): %s" % (n, reply[:120]))
+
+    def _not_here(self, req):
+        """Why the hall may not ask this, or None: the whitelist, then its own rules."""
+        cmd = req["cmd"]
+        if cmd not in ALLOWED:
+            return NOT_ALLOWED
+        state = self.s.clock.state
+        if cmd == "time.set" and state != "paused":
+            return "time can only be set over the network while the clocks are paused"
+        if cmd == "reset" and state == "paused" and req.get("confirm") is not True:
+            return 'a game is paused on the clock: resetting it needs "confirm": true'
+        return None
+
+    def _refuse(self, rid, error, n, cmd=None):
+        self._reply(_dumps({"id": rid, "ok": False, "error": error}))
+        what = ("'%s'" % cmd[:40]) if cmd else "message"
+        self._notice_refusal("cmd %s refused (%d bytes): %s" % (what, n, error))
+
+    def _oversized(self, length):
+        self._refuse(None, "request line over %d bytes" % MAX_LINE, length)
+
+    def _notice_refusal(self, message):
+        self.refusals += 1
+        if self.refusals <= NOTICES:
+            self._tell("network", message)
+
+    def _reply(self, text):
+        self.c.publish(self.t_reply, text.encode() if isinstance(text, str) else text, 1)
+
+    # ----- the end ---------------------------------------------------------------------
+
+    def close(self, now):
+        c = self.c
+        if c.state == UP:
+            c.publish(self.t_online, b'{"online":false}', 1, True)
+            c._write(now)
+        c.close(now)
