@@ -97,6 +97,8 @@ class Hall:
         self.sent_off = 0
         self.flight = []  # [pid, rec, end offset, acked] of slices sent, oldest first
         self.window = WINDOW
+        self.caught_game = None  # the game sent as far as it was written ...
+        self.caught_count = 0  # ... when it had this many records
         self._slice_hdr = bytearray(24)
         self.events_dropped = 0
         self.refusals = 0
@@ -229,9 +231,15 @@ class Hall:
         """After a drop or a connect: everything not acknowledged is sent again."""
         self.flight = []
         self.g = None
+        self.caught_game = None
 
     def _backlog(self):
+        """Log to send now (so the loop comes back at once): not while the slices in
+        flight are at their limit, nor once the current game is sent as far as written."""
         if self.c.state != UP or len(self.flight) >= IN_FLIGHT:
+            return False
+        j = self.s.journal
+        if self.caught_game == j.current and self.caught_count == j.count():
             return False
         return self.g is not None or bool(self.cursor.games)
 
@@ -254,8 +262,8 @@ class Hall:
         return None
 
     def _log_step(self):
-        if len(self.flight) >= IN_FLIGHT:
-            return
+        if not self._backlog():
+            return  # no read of the log at all while there is nothing new in it
         g = self.g
         if g is None:
             g = self._pick()
@@ -269,7 +277,10 @@ class Hall:
             self.g = None
             return
         if not data:
-            if g != j.current and not self.flight:
+            if g == j.current:
+                self.caught_game = g  # sent as far as written: nothing until a record
+                self.caught_count = j.count()
+            elif not self.flight:
                 acked = self.cursor.games.get(g)
                 if acked is not None and acked[1] >= size:
                     self.cursor.drop(g)  # the broker has all of a finished game
@@ -346,6 +357,9 @@ class Hall:
             req = strictjson.loads(data)
         except ValueError:
             req = None
+        if isinstance(req, dict) and req.get("cmd") == "log.resend":
+            self._reply(self._resend(req))
+            return
         if isinstance(req, dict) and isinstance(req.get("cmd"), str):
             rid = req.get("id")
             why = self._not_here(req)
@@ -359,6 +373,35 @@ class Hall:
         reply = self.proto.handle_line(data)
         self._reply(reply)
         self._notice_refusal("unreadable cmd (%d bytes): %s" % (n, reply[:120]))
+
+    def _resend(self, req):
+        """`log.resend`: the hall has game `game` up to byte `offset`, record `rec` (it
+        lost what the broker took meanwhile: a broker restarted without persistence, its
+        own reconnect): the log is sent again from there."""
+        rid = req.get("id")
+        rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+        gid, off, rec = req.get("game"), req.get("offset"), req.get("rec")
+        for v in (gid, off, rec):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                return _dumps({"id": rid, "ok": False, "error": "give 'game', 'offset', 'rec'"})
+        j = self.s.journal
+        if gid not in j.games:
+            return _dumps({"id": rid, "ok": False, "error": "no game %d" % gid})
+        try:
+            before, size = j.read(gid, off - 1, 1) if off else (b"\n", 0)
+        except (ValueError, OSError) as e:
+            return _dumps({"id": rid, "ok": False, "error": "log not readable: %s" % e})
+        if before != b"\n" or (off and off > size):
+            return _dumps({"id": rid, "ok": False, "error": "offset %d is not a slice's end" % off})
+        cur = self.cursor.games.get(gid)
+        if cur is None:
+            self.cursor.games[gid] = [rec, off]
+        elif off < cur[1]:
+            cur[0] = rec
+            cur[1] = off
+        self.cursor.dirty = True
+        self._rewind()
+        return _dumps({"id": rid, "ok": True, "game": gid, "offset": off})
 
     def _not_here(self, req):
         """Why the hall may not ask this, or None: the whitelist, then its own rules."""

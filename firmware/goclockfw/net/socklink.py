@@ -45,8 +45,8 @@ class SockLink:
         self.sock = s
         self._read = getattr(s, "readinto", None) or s.recv_into
         self._poll.register(s, select.POLLOUT)
-        if self.poller is not None:
-            self.poller.register(s, select.POLLIN)
+        if self.poller is not None:  # the connect's end wakes the board's wait too
+            self.poller.register(s, select.POLLIN | select.POLLOUT)
         try:
             s.connect(addr)
         except OSError as e:
@@ -62,6 +62,8 @@ class SockLink:
                 return -1
             if ev & select.POLLOUT:
                 self._poll.modify(self.sock, select.POLLIN)
+                if self.poller is not None:
+                    self.poller.modify(self.sock, select.POLLIN)
                 return 1
         return 0
 
