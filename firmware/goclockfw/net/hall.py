@@ -86,6 +86,7 @@ class Hall:
         self.tls = mq["tls"]
         self.proto = Protocol(session.commands, None, source="hall")
         self.ev = EventWriter(384)
+        self._ids = [["game", None], ["rec", None]]
         self.cursor = Cursor(session.fs)
         self.cursor.load()
         self.seq = 0
@@ -126,14 +127,11 @@ class Hall:
         c = self.c
         if c.state != UP:
             return
-        w = self.ev
-        line = w.clock_event(clock, kind, side, t, tick, value, extra)
-        line[len(line) - 1 :] = b""  # the closing brace: game and record number go in first
-        line.extend(b',"game":')
-        w.put_value(j.current)
-        line.extend(b',"rec":')
-        w.put_value(rec)
-        line.append(125)
+        ids = self._ids  # [["game", gid], ["rec", rec]]: filled in, not made anew
+        ids[0][1] = gid
+        ids[1][1] = rec
+        more = ids if extra is None else list(extra) + ids
+        line = self.ev.clock_event(clock, kind, side, t, tick, value, more)
         if c.publish(self.t_event, line, 1) < 0:
             self.events_dropped += 1
         else:

@@ -173,9 +173,19 @@ class Client:
         self._packet(0x10, body)
 
     def _packet(self, first, body):
-        n = self._header(first, len(body))
-        self.out.put_part(memoryview(self._hdr)[:n])
+        self._put_hdr(self._header(first, len(body)))
         self.out.put_part(body)
+
+    def _put_hdr(self, n):
+        """The first `n` bytes of _hdr into the ring, byte by byte: no slice, no view."""
+        out = self.out
+        buf = out.buf
+        h = self._hdr
+        size = out.size
+        at = out.head + out.used
+        for i in range(n):
+            buf[(at + i) % size] = h[i]
+        out.used += n
 
     def _header(self, first, length):
         h = self._hdr
@@ -212,8 +222,7 @@ class Client:
             return -1
         first = _PUBLISH | (qos << 1) | (1 if retain else 0)
         out = self.out
-        n = self._header(first, length)
-        out.put_part(memoryview(self._hdr)[:n])
+        self._put_hdr(self._header(first, length))
         out.put_part(topic)
         pid = 0
         if qos:
@@ -221,7 +230,7 @@ class Client:
             h = self._hdr
             h[0] = pid >> 8
             h[1] = pid & 255
-            out.put_part(memoryview(h)[:2])
+            self._put_hdr(2)
         out.put_part(payload)
         if n2:
             out.put_part(payload2)
@@ -362,7 +371,7 @@ class Client:
                 h[2] = pid_hi
                 h[3] = pid_lo
                 if self.out.free() >= 4:
-                    self.out.put_part(memoryview(h)[:4])
+                    self._put_hdr(4)
             if self.on_message is not None:
                 self.on_message(topic, self._inv[at:end])
         elif kind == _PINGRESP:
