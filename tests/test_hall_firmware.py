@@ -165,6 +165,23 @@ def test_malformed_oversized_and_forbidden_commands_change_nothing(mosquitto, tm
         r = ask(sub, "t1", {"id": 12, "cmd": "reset"})
         assert r["ok"] is False and "confirm" in r["error"]
         assert status(fw)["state"] == "paused"
+        # A player's call for the arbiter (the key held 2 s pauses and calls), shown at
+        # the hall (retained) until the hall acknowledges it.
+        assert ask(sub, "t1", {"id": 13, "cmd": "resume"})["state"] == "running"
+        fw.keys("!down arbiter\n")
+        fw.wait(2500)
+        fw.keys("!up arbiter\n")
+        fw.wait(100)
+        call = sub.wait_json("t1/arbiter", lambda m: m["calling"])
+        assert call["t"] > 0 and status(fw)["state"] == "paused"
+        mark = sub.mark()
+        assert ask(sub, "t1", {"id": 14, "cmd": "arbiter.ack"})["ok"]
+        assert sub.wait_json("t1/arbiter", lambda m: not m["calling"], after=mark) == {
+            "calling": False,
+            "by": "hall",
+        }
+        r = ask(sub, "t1", {"id": 15, "cmd": "result", "result": "W+R"})
+        assert r["ok"] and b'"result":"W+R","by":"hall"' in pull_log(fw, before["game"])
         # Every refusal is logged on the clock (a network notice in the game's log).
         log = pull_log(fw, before["game"])
         refused = [

@@ -111,6 +111,8 @@ ARGS = {
         "handicap": mostly(small_ints),
     },
     "time.sync": {"utc": mostly(st.integers(1577836800000, 4102444800000))},
+    "result": {"result": mostly(st.sampled_from(["B+R", "W+T", "B+3.5", "0", "Void", "?", "x"]))},
+    "arbiter.ack": {},
 }
 
 
@@ -198,6 +200,7 @@ BASES = {
         },
     ),
     "time.sync": ({"utc": 1796000000000}, {"utc": shapes.NUMBER}),
+    "result": ({"result": "B+R"}, {"result": shapes.STRING}),
 }
 
 # (command, where in the request, the field's kind, what the refusal starts with or holds)

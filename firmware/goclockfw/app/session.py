@@ -82,6 +82,9 @@ class Session:
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
         self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
         self.hall = None  # the network's publisher (net/hall.py), when configured
+        self.calling = None  # game time a player called the arbiter, while nobody answered
+        self.calling_utc = None
+        self.called_by = None  # who answered the last call
         self.clock = None
         self.tc = None
         self._boot(now, resume)
@@ -266,6 +269,19 @@ class Session:
         extra = (("given", given),) if kind == "adjust" and given else None
         self.records.clock_event(self.clock, kind, side, tick, value, extra)
         self.changed = True
+        if kind == "timeout" or kind == "forfeit" or kind == "ruling":
+            self._result(kind, side, tick)
+
+    def _result(self, kind, side, tick):
+        """The clock's own result: a loss on time or by lateness (W+T, B+F ...), and "?"
+        again after a timeout-as-pass ruling (the game goes on): a `result` record."""
+        if not self.records.started:
+            return
+        if kind == "ruling":
+            result = "?"
+        else:
+            result = ("W+" if side == 0 else "B+") + ("T" if kind == "timeout" else "F")
+        self.records.write("result", tick, None, (("result", result), ("by", "clock")))
 
     def notice(self, notice, message, tick, speak=True):
         if speak:

@@ -81,6 +81,8 @@ class Hall:
         self.t_event = _str(root + "event")
         self.t_online = _str(root + "online")
         self.t_reply = _str(root + "reply")
+        self.t_arbiter = _str(root + "arbiter")
+        self._arb = [None, None]  # the call (game time) and who answered, as published
         self.t_log = None  # the log topic of the game being sent
         self.cmd_topic = (root + "cmd").encode()
         self.tls = mq["tls"]
@@ -156,6 +158,8 @@ class Hall:
                 or (running and ticks_diff(now, self.state_at) >= STATE_MS)
             ):
                 self._state(now)
+            if s.calling != self._arb[0] or s.called_by != self._arb[1]:
+                self._arbiter()
             self._log_step()
             c._write(now)  # what this pass queued goes now, not a pass later
         self._keep_cursor(now)
@@ -197,6 +201,16 @@ class Hall:
             self.state_due = False
             self.published += 1
 
+    def _arbiter(self):
+        s = self.s
+        if s.calling is not None:
+            msg = {"calling": True, "t": s.calling, "since_utc": s.calling_utc}
+        else:
+            msg = {"calling": False, "by": s.called_by}
+        if self.c.publish(self.t_arbiter, _dumps(msg).encode(), 1, True) >= 0:
+            self._arb[0] = s.calling
+            self._arb[1] = s.called_by
+
     def _connected(self):
         s = self.s
         self.was_up = True
@@ -208,6 +222,7 @@ class Hall:
         }
         self.c.publish(self.t_online, _dumps(msg).encode(), 1, True)
         self.state_due = True
+        self._arb[0] = -1  # the arbiter topic again (retained): a broker may have lost it
         self._rewind()
         if self.told is not None:
             self._tell("network", "connected to the broker again")

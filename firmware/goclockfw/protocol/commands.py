@@ -80,7 +80,7 @@ from goclockfw.storage.configstore import validate_config, validate_presets
 from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 
 # 2: presets are numbered from 1 in `reset`; `late` and `arrive`; requests are strict JSON.
-# 3: the config's `network` and `game_info`; `assign`, `time.sync`.
+# 3: the config's `network` and `game_info`; `assign`, `time.sync`, `result`, `arbiter.ack`.
 PROTOCOL_VERSION = 3
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
@@ -130,6 +130,8 @@ class Protocol:
             "maintenance": self._maintenance,
             "assign": self._assign,
             "time.sync": self._time_sync,
+            "result": self._result,
+            "arbiter.ack": self._arbiter_ack,
         }
 
     # -- input -----------------------------------------------------------
@@ -361,6 +363,17 @@ class Protocol:
             raise RequestError("'utc' must be the time of day in ms since 1970 (an integer)")
         self.commands.time_sync(utc, self.source)
         return {"utc": utc}
+
+    def _result(self, req):
+        r = req.get("result")
+        if not isinstance(r, str):
+            raise RequestError("'result' must be a string: B+R, W+T, B+3.5, 0, Void, ? ...")
+        self.commands.result(r, self.source)
+        return {"result": r}
+
+    def _arbiter_ack(self, req):
+        self.commands.arbiter_ack(self.source)
+        return {"calling": False}
 
     def _maintenance(self, req):
         return {"ended": self.commands.maintenance()}
