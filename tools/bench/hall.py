@@ -229,7 +229,6 @@ def unix_port():
 
 
 def chips():
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
     from tests.support.chipnet import networked_game
 
     out = {}
