@@ -5,8 +5,9 @@ import os
 from conftest import REPO
 from goclockfw.app.announcer import STALE_MS, Announcer
 from goclockfw.app.battery import LOW_READINGS, REARM_MV, BatteryWatch
-from goclockfw.app.display import clock_text, view
+from goclockfw.app.display import view
 from goclockfw.audio import beep
+from goclockfw.timetext import left_text as clock_text
 from support.mpy import run_mpy_json
 
 SOUNDS = os.path.join(REPO, "sounds")

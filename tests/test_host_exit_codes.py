@@ -68,7 +68,8 @@ CASES = [
     ("presets add a/b sd 30m", "none", 2),
     ("presets remove mine", "none", 0),
     ("presets remove nosuch", "none", 2),
-    ("presets push", "idle", 0),
+    ("presets push --yes", "idle", 0),
+    ("presets push", "idle", 2),  # it would replace the clock's presets: --yes in scripts
     ("presets push nosuch", "idle", 2),
     ("presets push", "silent", 1),
     ("presets push", "none", 3),
@@ -133,7 +134,9 @@ CASES = [
     ("logs report nosuch", "none", 2),
     ("logs report 1", "silent", 1),
     ("logs report 1", "none", 3),
-    ("logs clear", "logs", 0),
+    ("logs clear --yes --force", "logs", 0),
+    ("logs clear --yes", "logs", 2),  # game 1 was never pulled
+    ("logs clear --force", "logs", 2),  # no terminal to ask in: --yes
     ("logs clear x", "logs", 2),
     ("logs clear", "silent", 1),
     ("logs clear", "none", 3),

@@ -397,8 +397,9 @@ def same(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         # flash_free is the flash's; which old games a full flash still keeps ("logs")
         # and so how many logs.clear removes, depend on each engine's littlefs (MicroPython's
-        # keeps files' mtimes too).
-        skip = ("flash_free", "data", "logs", "removed")
+        # keeps files' mtimes too). clock_id is made from random bytes on a board without
+        # an id of its own: each engine's clock is another clock.
+        skip = ("flash_free", "data", "logs", "removed", "clock_id")
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a if k not in skip)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))

@@ -27,6 +27,7 @@ from goclockfw.app.timeofday import EARLIEST, LATEST
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
+from goclockfw.storage.identity import clock_id
 from goclockfw.storage.netconfig import keep_secrets, public
 
 IDLE = gameclock.IDLE
@@ -65,14 +66,18 @@ class Commands:
         self.s = session
         self.logs = session.journal  # the game logs (storage/journal.py: list, read, clear)
         self.reason = None  # why the last press was ignored
+        self._clock_id = None  # made at the first `info` (storage/identity.py)
 
     # ----- what a source may ask ----------------------------------------------------
 
     def info(self):
         s = self.s
         board = s.board
+        if self._clock_id is None:
+            self._clock_id = clock_id(s.fs, board.unique_id())
         return {
             "version": VERSION,
+            "clock_id": self._clock_id,  # not "id": a reply carries its request's id
             "board": board.name,
             "flash_free": s.fs.free(),
             "ram_free": board.ram_free(),

@@ -49,6 +49,9 @@ Optional parts, with their defaults (what a board without the part does):
   set_led(on)           nothing: the LED
   kbd_intr(enable)      nothing: may Ctrl-C on the serial line stop the firmware
   ram_free()            -1: free heap in bytes (after a collection), for `info`
+  unique_id()           None: the chip's own unique id (bytes: machine.unique_id() on the
+                        RP2040 and the ESP32), `info`'s `clock_id`; a board without one
+                        gets an id made once and kept in flash (storage/identity.py)
   network(wifi)         None: the board's network link for the hall (net/socklink.py's
                         interface), asked only when the config has a network; `wifi` is
                         the config's {"ssid", "password"} or None. The desktop: the unix
@@ -137,6 +140,9 @@ class Board:
 
     def ram_free(self):
         return -1
+
+    def unique_id(self):
+        return None
 
     def network(self, wifi=None):
         return None

@@ -245,6 +245,13 @@ class McuBoard(Board):
         gc.collect()  # what is really free, not what awaits collection
         return gc.mem_free()
 
+    def unique_id(self):
+        """The chip's own id: the RP2040's flash id, the ESP32's MAC (`info`'s `clock_id`)."""
+        try:
+            return machine.unique_id()
+        except (AttributeError, OSError):
+            return None
+
     # ----- display and sound -----------------------------------------------
 
     def _setup_display(self, spec):

@@ -11,18 +11,18 @@ import json
 import socket
 import time
 
-from ..errors import DeviceTimeout, ProtocolError, TransportError
-from ..link.transport import MAX_LINE
+from ..errors import TransportError
+from ..link.transport import LineTransport
 
 
-class BridgeTransport:
+class BridgeTransport(LineTransport):
     """Lines to and from a bridge; `url` names the clock's port, as SerialTransport's does."""
 
+    too_long = "the bridge for %s sent a line longer than %d bytes"
+
     def __init__(self, info, clock=time.monotonic):
-        self.url = info["port"]
+        super().__init__(info["port"], clock)
         self.bridge_pid = info.get("pid")
-        self.clock = clock
-        self._buf = bytearray()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.sock.connect(info["socket"])
@@ -33,17 +33,11 @@ class BridgeTransport:
                 % (self.url, self.bridge_pid, exc.strerror or exc)
             ) from None
 
-    def close(self):
+    def _close(self):
         try:
             self.sock.close()
         except OSError:
             pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def write_line(self, text):
         try:
@@ -53,34 +47,23 @@ class BridgeTransport:
                 "lost the goclock bridge for %s: %s" % (self.url, exc.strerror or exc)
             ) from None
 
-    def read_line(self, timeout):
-        deadline = self.clock() + timeout
-        while True:
-            end = self._buf.find(b"\n")
-            if end >= 0:
-                line = bytes(self._buf[:end])
-                del self._buf[: end + 1]
-                text = line.decode("utf-8", "replace")
-                self._check_offline(text)
-                return text
-            if len(self._buf) > MAX_LINE:
-                self._buf.clear()
-                raise ProtocolError("the bridge sent a line longer than %d bytes" % MAX_LINE)
-            left = deadline - self.clock()
-            if left <= 0:
-                raise DeviceTimeout("no answer from %s within %.1f s" % (self.url, timeout))
-            self.sock.settimeout(left)
-            try:
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError as exc:
-                raise TransportError(
-                    "lost the goclock bridge for %s: %s" % (self.url, exc.strerror or exc)
-                ) from None
-            if not chunk:
-                raise TransportError("the goclock bridge for %s closed the line" % self.url)
-            self._buf += chunk
+    def _fill(self, left):
+        self.sock.settimeout(left)
+        try:
+            chunk = self.sock.recv(65536)
+        except socket.timeout:
+            return
+        except OSError as exc:
+            raise TransportError(
+                "lost the goclock bridge for %s: %s" % (self.url, exc.strerror or exc)
+            ) from None
+        if not chunk:
+            raise TransportError("the goclock bridge for %s closed the line" % self.url)
+        self._buf += chunk
+
+    def _arrived(self, text):
+        self._check_offline(text)
+        return text
 
     def _check_offline(self, text):
         """A reply the bridge made because the clock's line is down: a lost line here."""
