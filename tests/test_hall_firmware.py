@@ -9,12 +9,13 @@ replies), never on the wall clock; the clocks' time moves only by "!wait".
 """
 
 import json
+import subprocess
 
 import pytest
 
 from goclockfw.net.mqtt import BACKOFF_MAX_MS
 from goclockfw.storage import logline
-from support.firmware import boot, pull_log, status
+from support.firmware import boot, flash_file, pull_log, status
 from support.hallclocks import (
     HALL,
     clock,
@@ -25,7 +26,7 @@ from support.hallclocks import (
     press,
     wait_log,
 )
-from support.mosquitto import BINARY, Mosquitto, mosquitto  # noqa: F401 (the fixture)
+from support.mosquitto import BINARY, Mosquitto, free_port, mosquitto  # noqa: F401 (the fixture)
 from support.mqttsub import Subscriber
 
 pytestmark = pytest.mark.usefixtures("micropython")
@@ -290,3 +291,99 @@ def test_a_clock_publishing_under_another_id_reaches_nobody(secured, tmp_path):
         imp.stop()
         honest.stop()
         sub.close()
+
+
+def _certs(folder):
+    """A throwaway CA and a broker certificate for 127.0.0.1 signed by it (openssl)."""
+
+    def ssl(*args):
+        subprocess.run(("openssl",) + args, check=True, capture_output=True, cwd=str(folder))
+
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    ssl(
+        "req",
+        "-x509",
+        *ec,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=hall-ca",
+    )
+    ssl(
+        "req",
+        *ec,
+        "-keyout",
+        "other.key",
+        "-x509",
+        "-out",
+        "other.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=x",
+    )
+    ssl("req", *ec, "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    ssl(
+        "x509",
+        "-req",
+        "-in",
+        "srv.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "srv.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    )
+    for name in ("ca", "other"):
+        ssl("x509", "-in", name + ".crt", "-outform", "DER", "-out", name + ".der")
+    return (folder / "ca.der").read_bytes(), (folder / "other.der").read_bytes()
+
+
+def test_tls_to_the_broker_with_the_halls_ca(tmp_path):
+    import os
+    import shutil
+
+    if not os.path.exists(BINARY) or not shutil.which("openssl"):
+        pytest.skip("needs Debian's mosquitto and openssl")
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    ca, other = _certs(folder)
+    plain = free_port()  # the hall's own client listens without TLS
+    extra = "cafile {0}/ca.crt\ncertfile {0}/srv.crt\nkeyfile {0}/srv.key\n".format(folder)
+    extra += "listener %d 127.0.0.1\n" % plain
+    if os.geteuid() == 0:
+        extra += "user root\n"
+    broker = Mosquitto(folder, extra)
+    sub = Subscriber(plain, "goclock/v1/#")
+    clocks = []
+    try:
+        for name, cert in (("t1", ca), ("t2", other)):
+            flash_file(tmp_path / ("flash-" + name), "hall-ca.der", cert)
+            fw = clock(tmp_path, name, broker.port, tls=True)
+            clocks.append(fw)
+        good, bad = clocks
+        sub.wait_json("t1/online", lambda m: m["online"])
+        play(good, 2)
+        view, want = wait_log(sub, good, status(good)["game"])
+        assert view.gaps == 0 and logline.verify_bytes(want)["ok"]
+        bad.request({"cmd": "watch", "on": True})
+        play(bad, 1)
+        log = pull_log(bad, status(bad)["game"])
+        assert b'"notice":"network"' in log  # the broker's certificate was refused
+        assert not any("/t2/" in m[0] for m in sub.messages)
+    finally:
+        for fw in clocks:
+            fw.stop()
+        sub.close()
+        broker.stop()

@@ -46,6 +46,7 @@ def test_network_is_null_by_default_and_normalised_when_set(tmp_path):
         "user": "table-12",
         "password": "***",
         "tls": False,
+        "ca": "hall-ca.der",
         "keepalive": 60,
     }
     assert net["wifi"] == {"ssid": "club", "password": "***"}

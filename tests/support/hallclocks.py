@@ -11,8 +11,8 @@ from support.firmware import boot, pull_log
 HALL = "h"
 
 
-def network(port, clock, user=None, password=None, keepalive=60):
-    mqtt = {"host": "127.0.0.1", "port": port, "keepalive": keepalive}
+def network(port, clock, user=None, password=None, keepalive=60, tls=False):
+    mqtt = {"host": "127.0.0.1", "port": port, "keepalive": keepalive, "tls": tls}
     if user is not None:
         mqtt.update(user=user, password=password)
     return {"mqtt": mqtt, "hall": HALL, "clock": clock}

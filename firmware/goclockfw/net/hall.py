@@ -20,7 +20,7 @@ from goclockfw import VERSION
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.events import EventWriter
 from goclockfw.net.cursor import Cursor
-from goclockfw.net.mqtt import UP, Client, _str
+from goclockfw.net.mqtt import DOWN, UP, Client, _str
 from goclockfw.protocol import strictjson
 from goclockfw.protocol.commands import MAX_LINE, Protocol
 
@@ -108,9 +108,15 @@ class Hall:
         self.was_up = False
         self.told = None  # the last link problem told (one notice per change)
         self.published = 0
-        if self.tls:
-            self._tell("network", "TLS to the broker is not supported yet: not connecting")
+        self.faults = 0  # exceptions caught in step
+        ca = session.fs.read(mq["ca"]) if self.tls else None
+        if self.tls and not ca:
+            self._tell(
+                "network", "TLS: no CA certificate %s on the clock: not connecting" % mq["ca"]
+            )
         else:
+            link.tls_ca = ca
+            link.host = mq["host"]
             c.start(mq["host"], mq["port"], session.now)
         j = session.journal
         if session.records.started and j.current is not None:
@@ -145,10 +151,30 @@ class Hall:
     # ----- one step ---------------------------------------------------------------------
 
     def step(self, now):
+        """One pass's network work. Never raises: a fault here (a bug, a TLS library's
+        error of a kind not foreseen) is noted once, the link dropped, and the clock goes
+        on (the rest of the pass, the serial line, must not depend on the network)."""
+        try:
+            self._step(now)
+        except Exception as e:  # nothing of the network may stop the clock
+            self.faults += 1
+            why = "%s: %s" % (type(e).__name__, e)
+            try:
+                self.c._fail(now, why)
+            except Exception:
+                self.c.state = DOWN
+
+    def _step(self, now):
         s = self.s
         c = self.c
-        if c.may_resolve() and s.clock.state == "running":
-            return  # a name lookup blocks: it waits until no clock runs
+        running = s.clock.state == "running"
+        if running and (c.may_resolve() or (self.tls and c.state != UP)):
+            # A name lookup blocks, and so does each public-key step of a TLS handshake
+            # (seconds on a chip): they wait until no clock runs.
+            if c.state != DOWN:
+                c.abort(now)
+            self._keep_cursor(now)
+            return
         c.step(now)
         if c.state == UP:
             running = s.clock.state == "running"
@@ -176,8 +202,8 @@ class Hall:
                 if d < ms:
                     ms = d
             return ms if ms > 0 else 0
-        if c.host is None:
-            return None
+        if c.host is None or (self.tls and self.s.clock.state == "running"):
+            return None  # not connecting now (no host; a TLS link waits for a stop)
         d = ticks_diff(c.retry_at, now)
         return d if d > 0 else 0
 

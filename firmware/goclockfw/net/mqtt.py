@@ -123,6 +123,7 @@ class Client:
         self.since = now
 
     def _fail(self, now, why, wait=None):
+        why = " ".join(why.split())  # mbedTLS's messages come with newlines
         was_up = self.state == UP
         self.link.close()
         self.state = DOWN
@@ -141,6 +142,14 @@ class Client:
             self.drops += 1
         if self.on_down is not None:
             self.on_down(why)
+
+    def abort(self, now):
+        """Give up a connection under way, quietly, to try again from `now` on."""
+        self.link.close()
+        self.state = DOWN
+        self.retry_at = now
+        self.out.head = self.out.used = 0
+        self._have = self._skip = 0
 
     def close(self, now):
         """A clean end: DISCONNECT (the broker then sends no Last Will)."""
@@ -249,7 +258,11 @@ class Client:
             return
         link = self.link
         if st == CONNECTING:
-            c = link.connected()
+            try:
+                c = link.connected()  # with TLS: the socket is wrapped here
+            except (OSError, ValueError) as e:
+                self._fail(now, "cannot connect: %s" % (e,))
+                return
             if c < 0:
                 self._fail(now, "cannot connect to %s:%d" % (self.host, self.port))
             elif c > 0:
@@ -264,7 +277,7 @@ class Client:
             self._read(now)
             if self.state != DOWN:
                 self._write(now)
-        except OSError as e:
+        except (OSError, ValueError) as e:  # ValueError: mbedTLS's certificate refusals
             self._fail(now, "link lost: %s" % (e,))
             return
         st = self.state

@@ -13,6 +13,12 @@ polled, writes of what the socket takes now, reads of what is there now.
     link.recv_into(buf)     bytes read now, None: nothing yet; 0: the peer closed
     link.close()
 
+With `tls_ca` set (the CA certificate, DER), the connected socket is wrapped in TLS
+(MicroPython's `tls` module, mbedTLS) without a handshake at connect: the handshake goes on
+in the reads and writes that follow, a piece each, and the broker's certificate must be
+signed by that CA and name the host. Its public-key steps take long on a chip (docs/hall.md,
+TLS): net/hall.py lets a TLS link connect only while no clock runs.
+
 A board may pass `poller`, a select.poll its `wait` sleeps on: the socket is registered
 there while open, so data from the broker ends the loop's sleep (the desktop board).
 """
@@ -30,7 +36,10 @@ class SockLink:
         self.poller = poller  # the board's poll object, or None
         self._poll = select.poll()
         self._read = None
+        self._write = None
         self.error = None  # why the link failed, for a notice
+        self.tls_ca = None  # the CA's certificate (DER): TLS on every connection
+        self.host = None
 
     def up(self, now):
         return True
@@ -44,6 +53,7 @@ class SockLink:
         s.setblocking(False)
         self.sock = s
         self._read = getattr(s, "readinto", None) or s.recv_into
+        self._write = s.send
         self._poll.register(s, select.POLLOUT)
         if self.poller is not None:  # the connect's end wakes the board's wait too
             self.poller.register(s, select.POLLIN | select.POLLOUT)
@@ -64,12 +74,27 @@ class SockLink:
                 self._poll.modify(self.sock, select.POLLIN)
                 if self.poller is not None:
                     self.poller.modify(self.sock, select.POLLIN)
+                if self.tls_ca is not None:
+                    self._wrap()
                 return 1
         return 0
 
+    def _wrap(self):
+        import tls  # MicroPython's mbedTLS binding (on ports built with it)
+
+        ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
+        ctx.load_verify_locations(self.tls_ca)
+        ctx.verify_mode = tls.CERT_REQUIRED
+        w = ctx.wrap_socket(
+            self.sock, server_side=False, do_handshake_on_connect=False, server_hostname=self.host
+        )
+        self._read = w.readinto
+        self._write = w.write
+        self._tls = w
+
     def send(self, data):
         try:
-            n = self.sock.send(data)
+            n = self._write(data)
         except OSError as e:
             if e.args[0] in _EAGAIN:
                 return 0

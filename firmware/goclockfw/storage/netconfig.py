@@ -2,7 +2,8 @@
 
     "network": {"wifi": {"ssid": "club", "password": "..."},
                 "mqtt": {"host": "192.168.1.10", "port": 1883, "user": "table-12",
-                         "password": "...", "tls": false, "keepalive": 60},
+                         "password": "...", "tls": false, "ca": "hall-ca.der",
+                         "keepalive": 60},
                 "hall": "club-open-2027", "clock": "table-12"}
     "game_info": {"event": "Club Open", "round": 3, "table": 12,
                   "black": "Lee", "white": "Cho", "handicap": 0}
@@ -24,7 +25,8 @@ _INFO_TEXT = ("event", "black", "white")
 _INFO_INT = (("round", 1, 9999), ("table", 1, 9999), ("handicap", 0, 9))
 INFO_KEYS = ("event", "round", "table", "black", "white", "handicap")
 _WIFI_KEYS = ("ssid", "password")
-_MQTT_KEYS = ("host", "port", "user", "password", "tls", "keepalive")
+_MQTT_KEYS = ("host", "port", "user", "password", "tls", "ca", "keepalive")
+CA_FILE = "hall-ca.der"  # the CA of the hall's broker, in DER, on the clock's flash
 _NETWORK_KEYS = ("wifi", "mqtt", "hall", "clock")
 
 
@@ -93,6 +95,7 @@ def _mqtt(name, v):
         "user": None if user is None or user == "" else _text(name + ".user", user, 1, MAX_TEXT),
         "password": _password(name + ".password", v.get("password")),
         "tls": tls,
+        "ca": _text(name + ".ca", v.get("ca", CA_FILE), 1, MAX_TEXT),
         "keepalive": _int(name + ".keepalive", v.get("keepalive", 60), 10, 600),
     }
 
