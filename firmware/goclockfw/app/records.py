@@ -71,18 +71,20 @@ class Records:
     def clock_event(self, clock, kind, side, tick, value, extra=None):
         """A clock listener call: written, then told to a watching host."""
         t = self.t(tick)
-        rec = None
+        written = False
         if self.started:
-            if self.journal.record_clock(clock, kind, side, t, tick, value, extra):
+            written = self.journal.record_clock(clock, kind, side, t, tick, value, extra)
+            if written:
                 self.last_t = t
                 self.marks = 0
-                rec = self.journal.count()
             else:
                 self.problem(self.journal.error)
         self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
         h = self.hall
-        if h is not None:
-            h.clock_event(clock, kind, side, t, tick, value, extra, rec)
+        if h is not None:  # a networked clock: the event with its record number
+            h.clock_event(
+                clock, kind, side, t, tick, value, extra, self.journal.count() if written else None
+            )
 
     def write(self, kind, tick, value=None, extra=None):
         """A record that is not the clock's (config, end, snapshot)."""

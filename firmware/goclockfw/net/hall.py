@@ -98,7 +98,7 @@ class Hall:
         self.g = None  # the game whose log is being sent
         self.sent_rec = 0
         self.sent_off = 0
-        self.flight = []  # [pid, rec, end offset, acked] of slices sent, oldest first
+        self.flight = []  # [pid, rec, end offset, acked, game] of slices sent, oldest first
         self.window = WINDOW
         self.caught_game = None  # the game sent as far as it was written ...
         self.caught_count = 0  # ... when it had this many records
@@ -274,20 +274,31 @@ class Hall:
 
     def _backlog(self):
         """Log to send now (so the loop comes back at once): not while the slices in
-        flight are at their limit, nor once the current game is sent as far as written."""
+        flight are at their limit, nor once the games are sent as far as written. While a
+        clock runs only the current game is sent: a finished game's log is read by
+        scanning it (storage/journal.py), too long for a pass of a running clock; its
+        rest goes at the next stop."""
         if self.c.state != UP or len(self.flight) >= IN_FLIGHT:
             return False
-        j = self.s.journal
-        if self.caught_game == j.current and self.caught_count == j.count():
+        s = self.s
+        j = s.journal
+        games = self.cursor.games
+        caught = self.caught_game == j.current and self.caught_count == j.count()
+        if s.clock.state == "running":
+            return j.current in games and not caught
+        if caught and len(games) == 1 and j.current in games:
             return False
-        return self.g is not None or bool(self.cursor.games)
+        return bool(games)
 
-    def _pick(self):
-        """The game to send: the oldest one the broker does not have whole yet."""
+    def _pick(self, running):
+        """The game to send: the oldest one the broker does not have whole yet (the
+        current one while a clock runs)."""
         cur = self.cursor
+        j = self.s.journal
         while cur.games:
-            gid = cur.oldest()
-            j = self.s.journal
+            gid = j.current if running else cur.oldest()
+            if gid not in cur.games:
+                return None
             if gid not in j.games:
                 cur.drop(gid)  # cleared from the clock meanwhile
                 continue
@@ -300,15 +311,24 @@ class Hall:
             return gid
         return None
 
+    def _in_flight(self, gid):
+        for f in self.flight:
+            if f[4] == gid:
+                return True
+        return False
+
     def _log_step(self):
         if not self._backlog():
             return  # no read of the log at all while there is nothing new in it
+        j = self.s.journal
+        running = self.s.clock.state == "running"
         g = self.g
+        if g is not None and running and g != j.current:
+            g = self.g = None  # a finished game waits for the next stop
         if g is None:
-            g = self._pick()
+            g = self._pick(running)
             if g is None:
                 return
-        j = self.s.journal
         try:
             data, size = j.read(g, self.sent_off, self.window)
         except (ValueError, OSError):
@@ -319,7 +339,9 @@ class Hall:
             if g == j.current:
                 self.caught_game = g  # sent as far as written: nothing until a record
                 self.caught_count = j.count()
-            elif not self.flight:
+                if not running and len(self.cursor.games) > 1:
+                    self.g = None  # stopped: an older game's rest goes now
+            elif not self._in_flight(g):
                 acked = self.cursor.games.get(g)
                 if acked is not None and acked[1] >= size:
                     self.cursor.drop(g)  # the broker has all of a finished game
@@ -339,7 +361,7 @@ class Hall:
         self.published += 1
         self.sent_rec = rec
         self.sent_off += end
-        self.flight.append([pid, rec, self.sent_off, False])
+        self.flight.append([pid, rec, self.sent_off, False, g])
         self.window = WINDOW
 
     @staticmethod
@@ -366,7 +388,7 @@ class Hall:
             return  # an event's, the online message's or a reply's
         while fl and fl[0][3]:
             f = fl.pop(0)
-            self.cursor.ack(self.g, f[1], f[2])
+            self.cursor.ack(f[4], f[1], f[2])
 
     def _keep_cursor(self, now):
         cur = self.cursor
