@@ -387,3 +387,52 @@ def test_tls_to_the_broker_with_the_halls_ca(tmp_path):
             fw.stop()
         sub.close()
         broker.stop()
+
+
+def test_the_time_of_day_from_sntp_goes_into_the_state_and_the_games_first_record(
+    mosquitto,  # noqa: F811
+    tmp_path,
+):
+    import socket
+    import struct
+    import threading
+
+    server_s = 1796000000  # the fake server's time (s since 1970)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    asked = []
+
+    def serve():
+        while True:
+            try:
+                data, addr = udp.recvfrom(100)
+            except OSError:
+                return
+            asked.append(data[0])
+            answer = bytearray(48)
+            answer[0] = 0x1C  # version 3, server
+            answer[40:48] = struct.pack(">II", server_s + 2208988800, 1 << 31)  # .5 s
+            udp.sendto(bytes(answer), addr)
+
+    threading.Thread(target=serve, daemon=True).start()
+    sub = Subscriber(mosquitto.port, "goclock/v1/#")
+    fw = boot(tmp_path / "flash")
+    fw.name = "t1"
+    net = dict(
+        mqtt={"host": "127.0.0.1", "port": mosquitto.port},
+        hall=HALL,
+        clock="t1",
+        ntp={"host": "127.0.0.1", "port": udp.getsockname()[1]},
+    )
+    try:
+        assert fw.request({"cmd": "config.set", "config": {"network": net}})["ok"]
+        st = sub.wait_json("t1/state", lambda m: m["utc"] is not None)
+        assert asked and asked[0] == 0x1B  # an SNTP client's request
+        assert 0 <= st["utc"] - (server_s * 1000 + 500) < 2000  # the round trip, halved
+        press(fw, "right", 500)
+        first = json.loads(pull_log(fw, status(fw)["game"]).split(b"\n")[0])
+        assert 0 <= first["utc"] - (server_s * 1000 + 500) < 5000
+    finally:
+        fw.stop()
+        sub.close()
+        udp.close()

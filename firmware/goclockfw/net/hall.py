@@ -118,6 +118,11 @@ class Hall:
             link.tls_ca = ca
             link.host = mq["host"]
             c.start(mq["host"], mq["port"], session.now)
+        self.sntp = None
+        if net.get("ntp"):
+            from goclockfw.net.sntp import Sntp
+
+            self.sntp = Sntp(net["ntp"]["host"], net["ntp"]["port"])
         j = session.journal
         if session.records.started and j.current is not None:
             self.cursor.add(j.current)  # a resumed game: from where the broker has it
@@ -168,6 +173,11 @@ class Hall:
         s = self.s
         c = self.c
         running = s.clock.state == "running"
+        t = self.sntp
+        if t is not None and not running and c.link.up(now):
+            if t.step(s.tod, now):
+                self.state_due = True
+                self._tell("network", "time of day from SNTP %s" % t.host)
         if running and (c.may_resolve() or (self.tls and c.state != UP)):
             # A name lookup blocks, and so does each public-key step of a TLS handshake
             # (seconds on a chip): they wait until no clock runs.
@@ -195,6 +205,9 @@ class Hall:
         c = self.c
         if c.busy() or self._backlog():
             return BUSY_MS
+        t = self.sntp
+        if t is not None and t.sock is not None:
+            return BUSY_MS * 20  # an SNTP answer awaited (no clock runs)
         if c.state == UP:
             ms = c.keepalive_ms - ticks_diff(now, c.last_out)
             if self.s.clock.state == "running":

@@ -27,7 +27,7 @@ INFO_KEYS = ("event", "round", "table", "black", "white", "handicap")
 _WIFI_KEYS = ("ssid", "password")
 _MQTT_KEYS = ("host", "port", "user", "password", "tls", "ca", "keepalive")
 CA_FILE = "hall-ca.der"  # the CA of the hall's broker, in DER, on the clock's flash
-_NETWORK_KEYS = ("wifi", "mqtt", "hall", "clock")
+_NETWORK_KEYS = ("wifi", "mqtt", "hall", "clock", "ntp")
 
 
 def _object(name, v, keys):
@@ -113,6 +113,20 @@ def network_field(name, v):
         "mqtt": _mqtt(name + ".mqtt", v["mqtt"]),
         "hall": name_field(name + ".hall", v["hall"]),
         "clock": name_field(name + ".clock", v["clock"]),
+        "ntp": _ntp(name + ".ntp", v.get("ntp")),
+    }
+
+
+def _ntp(name, v):
+    """An SNTP server for the time of day ({"host", "port"}), or None: none asked."""
+    if v is None:
+        return None
+    _object(name, v, ("host", "port"))
+    if "host" not in v:
+        raise ConfigError("%s.host: missing" % name)
+    return {
+        "host": _text(name + ".host", v["host"], 1, MAX_TEXT),
+        "port": _int(name + ".port", v.get("port", 123), 1, 65535),
     }
 
 
