@@ -10,6 +10,9 @@
 // A transport has `send(text)`, `close()`, and calls `onlines(lines)` with whole lines as
 // they come and `onclose(reason)` once when the line is gone.
 
+// The protocol version this page speaks: firmware/goclockfw/protocol/commands.py
+// PROTOCOL_VERSION (tests/test_web_protocol_version.py keeps the two equal).
+export const PROTOCOL = 3;
 const REPLY_MS = 5000; // the host tool's reply timeout is 3 s; a bridge adds a little
 
 export class ClockLink {
@@ -36,10 +39,10 @@ export class ClockLink {
     this.transport.send("\n");
     const info = await this.request("info");
     if (!info.ok) throw new Error("the clock refused info: " + info.error);
-    if (info.protocol !== 2) {
+    if (info.protocol !== PROTOCOL) {
       throw new Error(
-        `the clock speaks protocol ${info.protocol}, this page protocol 2: ` +
-          (info.protocol < 2 ? "update the clock's firmware" : "update this page"),
+        `the clock speaks protocol ${info.protocol}, this page protocol ${PROTOCOL}: ` +
+          (info.protocol < PROTOCOL ? "update the clock's firmware" : "update this page"),
       );
     }
     this.info = info;
