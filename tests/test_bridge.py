@@ -101,7 +101,7 @@ def test_each_peer_gets_its_own_replies_whatever_its_ids(bridge):
         ra = a.until(lambda m: "ok" in m)[-1]
         rb = b.until(lambda m: "ok" in m)[-1]
         assert ra["id"] == 7 and ra["ok"] and "state" in ra
-        assert rb["id"] == 7 and rb["ok"] and rb["protocol"] == 2
+        assert rb["id"] == 7 and rb["ok"] and rb["protocol"] == 3
         # A line the clock cannot read: the clock's own error goes to its sender alone.
         a.send('{"id":8,"cmd":"pause",}\n')
         bad = a.until(lambda m: "ok" in m)[-1]

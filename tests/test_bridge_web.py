@@ -46,7 +46,7 @@ def refused(url, **kw):
 def test_the_page_it_served_talks_to_the_clock(web):
     assert web.web_url.startswith("ws://127.0.0.1:")
     with connect(web.web_url + "?token=" + web.token, origin=PAGE, open_timeout=10) as ws:
-        assert ask(ws, {"id": 1, "cmd": "info"})["protocol"] == 2
+        assert ask(ws, {"id": 1, "cmd": "info"})["protocol"] == 3
         assert ask(ws, {"id": 2, "cmd": "watch", "on": True}) == {"id": 2, "ok": True, "on": True}
         # Several lines in one frame are several requests, answered in order.
         ws.send('{"id":3,"cmd":"status"}\n{"id":4,"cmd":"pause"}')

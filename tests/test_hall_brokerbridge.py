@@ -11,7 +11,7 @@ import pytest
 
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
-from support.hallclocks import HALL, HallClock, collected, hall_service
+from support.hallbridge import HALL, HallClock, collected, hall_service
 from support.mosquitto import BINARY, Mosquitto
 from support.mqttsub import Subscriber
 

@@ -14,7 +14,7 @@ import pytest
 from goclock.hall.collect import Collector, GameLog, SliceError, parse_slice
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
-from support.hallclocks import HallClock, collected, hall_service
+from support.hallbridge import HallClock, collected, hall_service
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 
 
@@ -69,6 +69,9 @@ def test_broker_restart_mid_game_loses_and_doubles_nothing(
         game = game_of(table)
         table.moves(capsys, 3)
         connects = svc.connects
+        # Restarted once the hall has what was sent (see test_hall_view.py).
+        have = sum(1 for line in table.pulled(game).splitlines() if line.startswith(b"{"))
+        svc.wait(lambda: svc.collector.game("table-7", game).rec >= have, 20, "records so far")
         mosquitto.restart()
         table.moves(capsys, 3, first="white")  # played while the bridge reconnects
         svc.wait(lambda: svc.connects > connects and svc.connected, 30, "the hall back")

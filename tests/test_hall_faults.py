@@ -16,7 +16,7 @@ import sys
 
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
-from support.hallclocks import HALL, HallClock, collected, hall_service
+from support.hallbridge import HALL, HallClock, collected, hall_service
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 from support.mqttsub import Subscriber
 from test_hall_view import until

@@ -21,7 +21,7 @@ from goclock.errors import UsageError
 from goclock.hall import opengotha, results
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home, run  # noqa: F401 (own_home: autouse)
-from support.hallclocks import HALL, HallClock, hall_service
+from support.hallbridge import HALL, HallClock, hall_service
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 
 DTD = os.path.join(os.path.dirname(__file__), "data", "opengotha", "tournament.dtd")
@@ -131,17 +131,24 @@ def test_a_round_assigned_played_and_its_results_out(runtime_dir, mosquitto, tmp
     tables = [HallClock(tmp_path, "table-%d" % n, mosquitto.port) for n in (1, 2)]
     try:
         rc, out, err = run(capsys, "hall", "assign", str(tfile), "--round", "1", *conn)
-        # The firmware on main has no `assign` yet (docs/hall.md: to come): each clock says
-        # so, the pairing is kept at the hall all the same, and the command says it failed.
-        for line in out.splitlines()[:2]:
-            assert line.endswith("Sato – Bo Berg") or "unknown command" in line, out
-        assert rc == (0 if "NOT ASSIGNED" not in out else 1), err
+        # Each clock takes its table's pairing (the firmware's `assign`, through the bridge).
+        assert rc == 0, (out, err)
+        assert out.splitlines()[:2] == [
+            "table 1 (table-1): Ana Sato – Bo Berg",
+            "table 2 (table-2): Dai Yu Lin – Cas De Vries",
+        ]
         assert "kept in" in out
         t1, t2 = tables
         t1.new_game(capsys, ("sd", "1m"))
         t2.new_game(capsys, ("sd", "1h"))
         games = [t.status()["game"] for t in tables]
         t2.moves(capsys, 3)
+        # `goclock result` over the line: the clock writes it into the game's log.
+        t2.cli(capsys, "pause")
+        rc, out, err = run(capsys, "--port", t2.port, "result", str(games[1] + 1), "B+R")
+        assert rc == 2 and "not game %d" % (games[1] + 1) in err
+        assert t2.cli(capsys, "result", str(games[1]), "W+R").strip() == "game %d: W+R" % games[1]
+        t2.cli(capsys, "resume")
         t1.clock.fw.wait(61000)  # Black's minute runs out: the clock decides a loss on time
         assert t1.status()["black"]["flagged"]
         for t in tables:

@@ -209,7 +209,7 @@ def test_ports_and_autodetect(capsys, monkeypatch):
         rc, out, err = run(capsys, "--json", "ports")
         found = {p["port"]: p for p in json.loads(out)}
         assert found[clocks[0].path]["info"]["board"] == "test"
-        assert found[clocks[1].path]["info"]["protocol"] == 2
+        assert found[clocks[1].path]["info"]["protocol"] == 3
         assert found[silent.path]["info"] is None
         rc, out, err = run(capsys, "status")
         one_line_error(rc, err, "several goclocks found")

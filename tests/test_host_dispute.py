@@ -109,7 +109,8 @@ def test_the_export_has_the_actions_the_pauses_and_an_account_that_adds_up(log_f
     assert doc["result"] == {"winner": "white", "loser": "black", "by": "time", "final": True}
     assert doc["outcome"] == "Black lost on time at 9:59 (ended)"
     kinds = [a["event"] for a in doc["actions"]]
-    assert kinds == ["late", "arrive", "pause", "adjust", "resume", "timeout"]
+    # The clock records its own result after the loss on time (a `result` record, W+T).
+    assert kinds == ["late", "arrive", "pause", "adjust", "resume", "timeout", "result"]
     arrive = doc["actions"][1]
     assert (arrive["late_ms"], arrive["ran_ms"], arrive["charged_ms"]) == (60000, 60000, 60000)
     assert arrive["before"]["main_ms"] == 540000 and arrive["after"]["main_ms"] == 480000

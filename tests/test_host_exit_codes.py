@@ -171,9 +171,11 @@ CASES = [
     ("hall setup --hall club --out DIR/broker", "none", 2),  # no clocks
     ("hall setup --hall club --clocks Table-1 --out DIR/broker", "none", 2),
     ("result 1 B+X", "idle", 2),
-    ("result 1 B+R", "idle", 2),  # the firmware on main has no `result` yet: refused
+    ("result 1 B+R", "idle", 2),  # no game 1 on it yet
     ("result 1 B+R", "silent", 1),
     ("result 1 B+R", "none", 3),
+    ("web --port 70000", "none", 2),
+    ("web --dist DIR", "none", 2),  # no built app there
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -198,7 +200,11 @@ NOT_HERE = {
     ("hall assign", 3): "talks to a broker, never to a clock's port",
     ("hall result", 0): "needs an assigned round: tests/test_hall_results.py",
     ("hall results", 0): "needs an assigned round: tests/test_hall_results.py",
-    ("result", 0): "the firmware's `result` command is to come (docs/hall.md)",
+    ("result", 0): "a game on the clock: tests/test_hall_results.py",
+    ("web", 0): "runs until stopped: tests/web/test_configurator.py runs `goclock web --sim`",
+    ("web", 1): "a web port another program has: tests/test_web_command.py",
+    ("web", 3): "no clock found serves the pages alone (bridge.json says why); a given port "
+    "that is missing: tests/test_web_command.py",
 }
 LOCAL = {
     "presets add",

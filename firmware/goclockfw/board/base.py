@@ -52,9 +52,10 @@ Optional parts, with their defaults (what a board without the part does):
   unique_id()           None: the chip's own unique id (bytes: machine.unique_id() on the
                         RP2040 and the ESP32), `info`'s `clock_id`; a board without one
                         gets an id made once and kept in flash (storage/identity.py)
-  network()             None: the board's network link. Nothing uses it yet; the MQTT port
-                        (the hall) will take the link from here, and a board without a
-                        radio keeps this default
+  network(wifi)         None: the board's network link for the hall (net/socklink.py's
+                        interface), asked only when the config has a network; `wifi` is
+                        the config's {"ssid", "password"} or None. The desktop: the unix
+                        port's sockets; a Pico W or an ESP32: net/wlan.py
   close()               nothing: release what the board holds (boot.py, at the end)
 """
 
@@ -143,7 +144,7 @@ class Board:
     def unique_id(self):
         return None
 
-    def network(self):
+    def network(self, wifi=None):
         return None
 
     def close(self):

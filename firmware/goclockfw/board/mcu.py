@@ -313,6 +313,20 @@ class McuBoard(Board):
         )
         return I2SPlayer(self._i2s, rate, volume=volume)
 
+    def network(self, wifi=None):
+        """Wi-Fi where the chip has it (a Pico W, an ESP32: MicroPython's `network.WLAN`),
+        else None (a plain Pico: the bridge publishes for it). Asked only when the config
+        has a network, so a clock without one imports nothing of it."""
+        try:
+            import network
+        except ImportError:
+            return None
+        if not hasattr(network, "WLAN"):
+            return None
+        from goclockfw.net.wlan import WlanLink
+
+        return WlanLink(network, wifi)
+
     def close_player(self):
         if self._player is not None:
             self._player.stop()

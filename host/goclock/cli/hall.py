@@ -328,7 +328,13 @@ def do_result(args):
 
     opengotha.check_re(args.result)
     with discovery.connect(args.port, args.timeout) as clock:
-        reply = clock.request("result", game=args.game, result=args.result)
+        current = clock.request("status").get("game")
+        if current != args.game:
+            raise UsageError(
+                "the clock takes a result for the game on it (game %s), not game %d"
+                % (current, args.game)
+            )
+        reply = clock.request("result", result=args.result)
     if getattr(args, "json", False):
         from .. import ui
 

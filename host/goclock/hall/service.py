@@ -29,7 +29,7 @@ from .model import Hall
 log = logging.getLogger("goclock.hall")
 
 LEAVES = ("online", "state", "event", "arbiter", "reply", "log/+")
-QUEUE_GAMES_CHECKED = 64
+RESEND_MS = 2000
 
 
 def wall_ms():
@@ -66,6 +66,7 @@ class HallService:
         self.messages = 0
         self.verdicts = {}  # (clock, game) -> records/verify Check of a game that ended
         self._replies = {}
+        self._asked = {}  # (clock, game) -> when log.resend was last sent
         self._ids = itertools.count(1)
         self.host, self.port, self.keepalive = host, port, keepalive
         self.persistent = persistent
@@ -120,6 +121,11 @@ class HallService:
             self.connected = True
             self.refusal = None
             self.connects += 1
+            if self.connects > 1:  # back after an outage: what did the broker forget?
+                for (clock, game), g in self.collector.games.items():
+                    if not g.ended:
+                        self._asked.pop((clock, game), None)
+                        self._resend(clock, game, self.now())
             self.cond.notify_all()
 
     def _on_disconnect(self, client, userdata, flags, reason, props):
@@ -162,6 +168,8 @@ class HallService:
                 if what == "new":
                     self._bind(clock, int(leaf[4:]))
                     self._check_ended(clock, int(leaf[4:]))
+                elif what == "held":
+                    self._resend(clock, int(leaf[4:]), now)
                 elif what in ("refused", "conflict"):
                     self.model.notice(now, "%s: a log slice %s" % (clock, what))
             elif leaf == "reply":
@@ -169,6 +177,29 @@ class HallService:
             else:
                 self.model.take(clock, leaf, payload, now)
             self.cond.notify_all()
+
+    def _resend(self, clock, game, now):
+        """A gap (or a reconnect): ask the clock for its log again from what the hall has
+        (`log.resend`, docs/hall.md), at most every RESEND_MS per game. Not waited for: a
+        clock that cannot (the bridge) answers with a refusal, and the slices come when
+        they come."""
+        if not self.persistent:
+            return
+        g = self.collector.game(clock, game)
+        key = (clock, game)
+        if now - self._asked.get(key, -RESEND_MS) < RESEND_MS:
+            return
+        self._asked[key] = now
+        req = {
+            "id": "hall-resend",
+            "cmd": "log.resend",
+            "game": game,
+            "offset": g.size,
+            "rec": g.rec,
+        }
+        self.client.publish(
+            "%s/%s/cmd" % (self.root, clock), json.dumps(req, separators=(",", ":")), qos=1
+        )
 
     def _bind(self, clock, game):
         """Note which round and table a game was played at, when it is first seen: the
