@@ -172,6 +172,7 @@ def test_goclock_hall_through_a_broker_restart(runtime_dir, mosquitto, tmp_path,
     cmd = [sys.executable, "-m", "goclock.cli", "hall", "--hall", HALL]
     cmd += ["--broker", "127.0.0.1:%d" % mosquitto.port, "--folder", str(folder)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    until(proc, "Ctrl-C to stop", stream=proc.stderr)  # subscribed before the clock plays
     table = HallClock(tmp_path, "table-5", mosquitto.port)
     try:
         table.new_game(capsys)
