@@ -83,7 +83,7 @@ web-tools:
 web-build: web-tools
 	cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
 
-test-web: $(WEB_STAMP) web-build
+test-web: $(WEB_STAMP) web-build mqtt-tools
 	$(PY) -m pytest -q tests/web
 
 # Page weight and the time to a running simulator in chromium (tools/web/bench.py).

@@ -159,6 +159,8 @@ CASES = [
     ("bridge --web-port 70000", "idle", 2),
     ("bridge --hall club", "idle", 2),  # a hall needs the clock's name in it
     ("bridge --web --web-host 0.0.0.0", "idle", 2),  # beyond loopback only with a password
+    ("web --port 70000", "none", 2),
+    ("web --dist DIR", "none", 2),  # no built app there
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -176,6 +178,10 @@ NOT_HERE = {
     ("voice push", 1): "copying needs a board (mpremote)",
     ("bridge", 0): "runs until stopped: tests/test_bridge_hall.py runs it as a process",
     ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
+    ("web", 0): "runs until stopped: tests/web/test_configurator.py runs `goclock web --sim`",
+    ("web", 1): "a web port another program has: tests/test_web_command.py",
+    ("web", 3): "no clock found serves the pages alone (bridge.json says why); a given port "
+    "that is missing: tests/test_web_command.py",
 }
 LOCAL = {
     "presets add",

@@ -25,10 +25,19 @@ def free_port():
 
 
 class Mosquitto:
-    def __init__(self, folder, extra=""):
+    """`websockets=True` adds a listener for MQTT over WebSockets (web pages) on `ws_port`.
+
+    Mosquitto 2.0's WebSocket listener (libwebsockets) binds to an interface, not to an
+    address: `listener PORT 127.0.0.1` would listen on every interface, so it is given
+    `lo`, loopback. It cannot be the only listener either: the plain one stays first."""
+
+    def __init__(self, folder, extra="", websockets=False):
         self.folder = str(folder)
         self.port = free_port()
+        self.ws_port = free_port() if websockets else None
         self.conf = os.path.join(self.folder, "mosquitto.conf")
+        if websockets:
+            extra = "listener %d lo\nprotocol websockets\n%s" % (self.ws_port, extra)
         with open(self.conf, "w") as f:
             f.write(
                 "listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n"
@@ -83,5 +92,15 @@ def mosquitto(tmp_path):
     if not os.path.exists(BINARY):
         pytest.skip("Debian's mosquitto is not installed (make mqtt-tools installs it)")
     broker = Mosquitto(tmp_path)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def mosquitto_ws(tmp_path):
+    """A broker with a WebSocket listener too (`ws_port`), for the hall page."""
+    if not os.path.exists(BINARY):
+        pytest.skip("Debian's mosquitto is not installed (make mqtt-tools installs it)")
+    broker = Mosquitto(tmp_path, websockets=True)
     yield broker
     broker.stop()

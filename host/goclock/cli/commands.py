@@ -468,6 +468,26 @@ COMMANDS = (
         json=False,
     ),
     Command(
+        "web",
+        "web:do_web",
+        "the web app at http://127.0.0.1:PORT/, the clock (goclock --port PATH web) bridged "
+        "to its pages",
+        (
+            arg(
+                "--port",
+                dest="web_port",
+                type=ranged(0, 65535),
+                default=8000,
+                help="the web server's port (default 8000; 0: a free one)",
+            ),
+            arg("--sim", action="store_true", help="bridge a simulated clock (unix port)"),
+            arg("--flash", metavar="DIR", help="the simulated clock's flash folder"),
+            arg("--dist", metavar="DIR", help="the built app (default: web/dist)"),
+        ),
+        json=False,
+        device=False,
+    ),
+    Command(
         "simulate",
         "scenario:do_simulate",
         "run a scenario through the clock core, print JSON Lines",

@@ -320,7 +320,9 @@ def do_report(args):
     else:
         report.print_report(record, check)
     if args.plot:
-        report.plot(record, args.plot)
+        from ..records import chart
+
+        chart.plot(record, args.plot)
         print("chart written to %s" % args.plot, file=sys.stderr)
     return 0
 
