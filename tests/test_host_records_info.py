@@ -166,27 +166,31 @@ def test_the_timed_sgf_has_the_details_and_the_result(tmp_path, full_log, capsys
     assert "warning" not in err
 
 
+def merged(tmp_path, capsys, log, sgf_bytes):
+    """`logs sgf LOG --merge` of an SGF holding `sgf_bytes`: (the merged root, stderr)."""
+    theirs = tmp_path / "theirs.sgf"
+    theirs.write_bytes(sgf_bytes)
+    out_path = str(tmp_path / "merged.sgf")
+    rc, out, err = run(capsys, "logs", "sgf", log, "--merge", str(theirs), "-o", out_path)
+    assert rc == 0, err
+    return _root(out_path), err
+
+
 def test_a_merged_sgf_keeps_its_own_properties_and_warns_where_they_differ(
     tmp_path, full_log, capsys
 ):
     log = write(tmp_path, full_log)
-    theirs = tmp_path / "game.sgf"
     # White's name as the SGF has it; RE in another form of the same result; no DT, RO.
-    theirs.write_bytes(b"(;FF[4]GM[1]SZ[19]PW[Bo W.]RE[W+Resign];B[pd];W[dp];B[];W[pp])")
-    out_path = str(tmp_path / "merged.sgf")
-    rc, out, err = run(capsys, "logs", "sgf", log, "--merge", str(theirs), "-o", out_path)
-    assert rc == 0, err
-    root = _root(out_path)
+    sgf_bytes = b"(;FF[4]GM[1]SZ[19]PW[Bo W.]RE[W+Resign];B[pd];W[dp];B[];W[pp])"
+    root, err = merged(tmp_path, capsys, log, sgf_bytes)
     assert root.get("PW") == "Bo W." and root.get("RE") == "W+Resign"  # the SGF's own win
     assert root.get("PB") == "Ann Black" and root.get("DT") == "2026-11-30"  # filled in
     assert root.get("RO") == "3" and root.get("HA") == 2
     assert "the SGF's PW[Bo W.] is kept; the clock log has Bo White" in err
     assert "RE[" not in err  # W+Resign is W+R
     # A result that differs is kept and warned of.
-    theirs.write_bytes(b"(;FF[4]GM[1]SZ[19]RE[B+2.5];B[pd];W[dp];B[];W[pp])")
-    rc, out, err = run(capsys, "logs", "sgf", log, "--merge", str(theirs), "-o", out_path)
-    assert rc == 0, err
-    assert _root(out_path).get("RE") == "B+2.5"
+    root, err = merged(tmp_path, capsys, log, b"(;FF[4]GM[1]SZ[19]RE[B+2.5];B[pd];W[dp];B[];W[pp])")
+    assert root.get("RE") == "B+2.5"
     assert "the SGF's result RE[B+2.5] is kept; the clock says W+R" in err
 
 
@@ -278,12 +282,7 @@ def long_names(clock):
 def test_a_merged_sgf_in_a_charset_without_the_names_is_warned_of_not_broken(tmp_path, capsys):
     clock = VirtualClock()
     log = write(tmp_path, clock.log(long_names(clock)))
-    theirs = tmp_path / "latin.sgf"
-    theirs.write_bytes(b"(;FF[4]CA[ISO-8859-1]GM[1]SZ[19];B[pd];W[dp])")
-    out_path = str(tmp_path / "merged.sgf")
-    rc, out, err = run(capsys, "logs", "sgf", log, "--merge", str(theirs), "-o", out_path)
-    assert rc == 0, err
-    root = _root(out_path)
+    root, err = merged(tmp_path, capsys, log, b"(;FF[4]CA[ISO-8859-1]GM[1]SZ[19];B[pd];W[dp])")
     assert root.get("RE") == "B+R" and root.get("RO") == "3"
     assert not root.has_property("PB") and not root.has_property("EV")
     assert "PB is not written: the SGF's charset (latin-1) cannot hold Black's name" in err
