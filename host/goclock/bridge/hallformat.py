@@ -6,6 +6,8 @@ No I/O here: hall.py publishes what these build, and the tests check them direct
 
 import re
 
+from goclockfw.net.hall import ALLOWED as _FIRMWARE_ALLOWED
+from goclockfw.net.hall import NOT_ALLOWED
 from goclockfw.protocol import strictjson
 
 from ..link.client import MAX_REQUEST
@@ -13,21 +15,10 @@ from ..link.client import MAX_REQUEST
 NAME = re.compile(r"^[a-z0-9_-]{1,32}$")
 VERSION_ROOT = "goclock/v1"
 
-# What the hall may ask over MQTT; everything else is refused.
-ALLOWED = frozenset(
-    (
-        "status",
-        "pause",
-        "resume",
-        "time.set",
-        "reset",
-        "assign",
-        "time.sync",
-        "result",
-        "arbiter.ack",
-    )
-)
-NOT_ALLOWED = "not allowed over the network"
+# What the hall may ask over MQTT (everything else is refused) and the refusal's words: the
+# firmware's own (net/hall.py), so the bridge publishing for a clock without Wi-Fi refuses
+# exactly what a clock on Wi-Fi refuses (the import opens nothing and loads no socket).
+ALLOWED = frozenset(_FIRMWARE_ALLOWED)
 
 TIME_FIELDS = ("main_ms", "period_ms", "spent_ms")
 ASSIGNMENT = ("event", "round", "table", "black_name", "white_name", "handicap")

@@ -18,14 +18,21 @@ from rich.table import Table
 from .. import ui
 from ..errors import DeviceIOError, GoclockError, UsageError
 from ..link import discovery
-from ..records import kinds, ledger, pull, report, sgfmerge, verify
+from ..records import gameinfo, kinds, ledger, pull, report, sgfmerge, verify
 from ..records.gamerecord import LEFT_FIELDS, GameRecord
 
 
 def do_list(args):
+    """The clock's logs (logs.list: game, size, records), each with its details and result
+    read from the log's first and last chunks (pull.listing)."""
     with discovery.connect(args.port, args.timeout) as clock:
         logs = clock.request("logs.list")["logs"]
         running = clock.request("status").get("game")
+        for entry in logs:
+            head, result = pull.listing(clock, entry["game"], entry.get("size", 0))
+            entry["details"] = gameinfo.details_of(head)
+            entry["result"] = result.get("result") if result else None
+            entry["result_by"] = result.get("by") if result else None
     if args.json:
         ui.print_json(logs)
         return 0
@@ -33,13 +40,24 @@ def do_list(args):
         print("no game logs on the clock")
         return 0
     table = Table(header_style="bold")
-    for col in ("game", "size", "records", ""):
+    detailed = any(e["details"] or e["result"] for e in logs)  # older firmware: neither
+    cols = ("game", "size", "records") + (("started", "game details", "result") if detailed else ())
+    for col in cols + ("",):
         table.add_column(col, justify="right" if col in ("size", "records") else "left")
     for entry in logs:
         mark = "current game" if entry.get("game") == running else ""
-        table.add_row(
-            str(entry.get("game")), "%d B" % entry.get("size", 0), str(entry.get("records")), mark
-        )
+        row = [str(entry.get("game")), "%d B" % entry.get("size", 0), str(entry.get("records"))]
+        if detailed:
+            d = entry["details"]
+            started = "%s %s UTC" % (d["date"], d["time"]) if "date" in d else "-"
+            rest = dict(d)
+            for key in ("utc", "date", "time"):
+                rest.pop(key, None)
+            line = gameinfo.summary_line_of(rest) or "-"
+            result = entry["result"]
+            by = entry["result_by"]
+            row += [started, line, "%s (%s)" % (result, by) if result and by else result or "-"]
+        table.add_row(*row, mark)
     ui.console().print(table)
     return 0
 
@@ -175,7 +193,9 @@ LEFT_COLS = [f for f in LEFT_FIELDS if f != "flagged"]
 CSV_FIELDS = (
     ["record", "line", "t_ms", "at", "event", "side", "move", "used_ms", "used"]
     + LEFT_COLS
-    + ["left", "phrase", "action", "other"]
+    + ["left", "phrase", "action", "other", "result", "by"]
+    + ["date", "time_utc", "event_name"]
+    + [f for f in gameinfo.DETAIL_FIELDS if f != "event"]
 )
 
 
@@ -214,6 +234,13 @@ def _csv_text(record):
         shown = ("event", "t", "side", "used_ms", "phrase") + (("left",) if move else ())
         other = {k: v for k, v in rec.items() if k not in shown}
         row["other"] = json.dumps(other, ensure_ascii=False, sort_keys=True) if other else ""
+        if rec.get("event") == "result":
+            row["result"], row["by"] = rec.get("result"), rec.get("by")
+        elif rec.get("event") == "game":  # the game's details, in columns of their own
+            info = gameinfo.details(record)
+            row.update((k, v) for k, v in info.items() if k in CSV_FIELDS and k != "event")
+            row["event_name"] = info.get("event", "")  # "event" is the record's kind
+            row["time_utc"] = info.get("time", "")
         writer.writerow(row)
     return out.getvalue()
 
@@ -226,7 +253,10 @@ def export_json(record, check=None):
         "verified": (check or verify.Check(record)).as_json(),
         "time_control": record.time_control,
         "outcome": record.outcome,
+        "details": gameinfo.details(record),
         "result": rep.result(),
+        "results": gameinfo.results(record),
+        "final_result": gameinfo.final(record),
         "actions": [s.as_json() for s in rep.actions()],
         "pauses": rep.pauses,
         "account": acc,

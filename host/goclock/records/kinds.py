@@ -15,9 +15,9 @@ kind has a role, and the report, the export and the SGF take their lists from he
 
 Roles in SHOWN are listed as actions (report, export, SGF comments), each in words made
 by its `words(step)`; a kind this table does not know is shown too, its fields in words,
-so a newer clock's records are never hidden. The game details and results the hall adds
-(issue 19: `details` with event, round, table and players; `result`) slot in as a row
-each: `details` a header, `result` a decision.
+so a newer clock's records are never hidden. The game's details ride in its "game" record
+(a header); a `result` record (the clock's own W+T/B+F, "?" after a ruled pass, or one an
+arbiter entered) is a decision (gameinfo.py reads both).
 """
 
 from typing import Callable, NamedTuple, Optional
@@ -134,6 +134,12 @@ def _end(step):
     return _END.get(reason, "the game was ended (%s)" % reason if reason else "the game was ended")
 
 
+def _result(step):
+    from .gameinfo import result_words
+
+    return "result " + result_words(step.rec)
+
+
 def _log(step):
     notice = step.rec.get("notice")
     message = step.rec.get("message") or notice or "?"
@@ -167,6 +173,7 @@ KINDS = {
     "forfeit": Kind("decision", _forfeit),
     "penalty": Kind("decision", _penalty),
     "end": Kind("decision", _end),
+    "result": Kind("decision", _result),
     "log": Kind("notice", _log),
     "config": Kind("notice", _config),
     "byoyomi": Kind("clock"),

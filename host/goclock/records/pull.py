@@ -136,19 +136,62 @@ def tail(client, game, size):
     return b"".join(chunks), offset
 
 
-def tail_summary(data, offset):
-    """(moves, how it ended in words) from a log's tail read from `offset` (its records
-    read, not verified: for a person to recognise the game, not as proof)."""
-    moves = None
-    outcome = None
+def _records_in(data, offset):
+    """The records (dicts) in a stretch of a log read from `offset`, unverified (the first
+    line may be cut unless the stretch starts the log)."""
     lines = data.split(b"\n")
-    for line in lines if offset == 0 else lines[1:]:  # the first may be cut
+    out = []
+    for line in lines if offset == 0 else lines[1:]:
         if not line.strip(b".") or logline.claimed(line) is None:
             continue
         try:
             rec = json.loads(line[:-16] + b"}")
         except (ValueError, UnicodeError):
             continue
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+RESULT_LOOK = 2 * CHUNK  # how far back `listing` looks for the result that counts
+HEAD_MAX = 4 * CHUNK  # how far `listing` reads for the first record (names: 64 characters)
+
+
+def listing(client, game, size):
+    """What `logs list` says of a game beside its size: (its "game" record's details, the
+    last result record or None), read from the log's first line and its last RESULT_LOOK
+    bytes (a result further back, in a game that went on long after a ruling, is not
+    seen: `logs report` reads it all). Unverified: for recognising the game."""
+    if not size:
+        return {}, None
+    data = b""
+    while len(data) < min(size, HEAD_MAX) and b"\n" not in data:  # the first line, whole
+        part, _, eof = fetch(client, game, len(data))
+        data += part
+        if eof or not part:
+            break
+    first = data.split(b"\n", 1)[0] if b"\n" in data else b""
+    head = next((r for r in _records_in(first, 0) if r.get("event") == "game"), {})
+    result = None
+    offset = size
+    chunks = []
+    while offset > 0 and size - offset < RESULT_LOOK and result is None:
+        start = max(0, offset - CHUNK)
+        reuse = start == 0 and len(data) >= offset  # the first chunk holds it already
+        part = data if reuse else fetch(client, game, start)[0]
+        chunks.insert(0, part[: offset - start])
+        offset = start
+        found = [r for r in _records_in(b"".join(chunks), offset) if r.get("event") == "result"]
+        result = found[-1] if found else None
+    return head, result
+
+
+def tail_summary(data, offset):
+    """(moves, how it ended in words) from a log's tail read from `offset` (its records
+    read, not verified: for a person to recognise the game, not as proof)."""
+    moves = None
+    outcome = None
+    for rec in _records_in(data, offset):
         kind = rec.get("event")
         side = str(rec.get("side", "?")).capitalize()
         if kind == "press" and isinstance(rec.get("move"), int):

@@ -3,6 +3,8 @@ with what it changed, and totals that explain the time left (in the terminal wit
 the same figures in `goclock logs export`).
 
     game 12 (sd 30m): Black lost on time at 1:02:10
+    details      when it started, event, round, table, players, handicap (gameinfo.py)
+    result       the one that counts, who gave it, the one it superseded
     moves        #, side, at, used, left
     actions      at, record, what: pauses (and how long), adjustments (before -> after,
                  what was given), lateness and its charge, rulings, the flag, the end
@@ -18,6 +20,7 @@ from rich.table import Table
 
 from .. import SIDES, ui
 from ..timecontrol import notation
+from . import gameinfo
 from .sgfmerge import move_time_left
 
 # Controls with an overtime after main time: a move made with main time 0 is in it.
@@ -187,6 +190,12 @@ def print_report(record, check=None):
     tc = record.time_control or {}
     con = ui.console()
     con.print("%s: %s" % (title(record), record.outcome))
+    line = gameinfo.summary_line(record)
+    if line:
+        con.print(line)
+    line = gameinfo.final_line(record)
+    if line:
+        con.print(line)
     table = Table(title="time per move", header_style="bold")
     for col in ("#", "side", "at", "used", "left"):
         table.add_column(col, justify="right" if col != "side" else "left")

@@ -23,8 +23,11 @@ An untimed game has no time left to write: its root loses TM/OT and its moves ge
 
 Every arbiter action and decision of the log (records/kinds.py) goes into a comment (C) on
 the move it followed (the root, before the first move), added to any comment there; the
-root also gets the result when the clock decided it (RE: W+T, B+F; an RE already in the
-SGF that says otherwise is kept, with a warning) and each side's main-time account.
+root also gets the game's details and result from the log (gameinfo.py: DT, EV, RO, PB, PW,
+HA, RE: the result record that counts, or for a log of older firmware the clock's own W+T,
+B+F), the table and time of day in its comment, and each side's main-time account. A
+property the SGF has already wins: it is kept, with a warning when the log says otherwise
+(RE compared in its short form, B+Resign = B+R; a "?" from the clock conflicts with nothing).
 """
 
 import sys
@@ -34,6 +37,7 @@ from sgfmill import common, sgf
 from .. import SIDES, ui
 from ..errors import DeviceIOError, GoclockError
 from ..timecontrol import sgfroot
+from . import gameinfo
 
 _COLOUR = {"b": "black", "w": "white"}
 _OVERTIME_COUNT = {"byoyomi": "periods", "ing": "periods", "canadian": "moves"}
@@ -92,7 +96,10 @@ def _add_comment(node, lines):
     text = "\n".join(lines)
     if node.has_property("C"):
         text = node.get("C").rstrip("\n") + "\n\n" + text
-    node.set("C", text)
+    try:
+        node.set("C", text)
+    except UnicodeEncodeError as exc:  # an SGF in a charset (CA) without these letters
+        node.set("C", text.encode(exc.encoding, "replace").decode(exc.encoding))
 
 
 def _write_times(node, tc, move):
@@ -113,21 +120,73 @@ def _result_code(result):
     return "%s+%s" % (result["winner"][0].upper(), "F" if result["by"] == "forfeit" else "T")
 
 
+def root_values(record):
+    """[(SGF property, value, what it is)] the log gives the root: the game's details (DT,
+    EV, RO, PB, PW, HA) and its result (RE): the result record that counts, else (older
+    firmware) the clock's own loss on time replayed."""
+    d = gameinfo.details(record)
+    out = []
+    for prop, key, what in _DETAIL_PROPS:
+        if key in d:
+            out.append((prop, str(d[key]), what))
+    handicap = d.get("handicap")
+    if isinstance(handicap, int) and handicap >= 2:  # SGF: HA is 2 or more
+        out.append(("HA", handicap, "the handicap"))
+    final = gameinfo.final(record)
+    if final is not None:
+        out.append(("RE", final["result"], final["words"]))
+    else:
+        code = _result_code(record.replayed.result())
+        if code:
+            out.append(("RE", code, record.outcome))
+    return out
+
+
+_DETAIL_PROPS = (
+    ("DT", "date", "the date"),
+    ("EV", "event", "the event"),
+    ("RO", "round", "the round"),
+    ("PB", "black", "Black's name"),
+    ("PW", "white", "White's name"),
+)
+
+
+def _differs(prop, theirs, ours):
+    if prop == "RE":
+        return ours != "?" and gameinfo.normal(theirs) != gameinfo.normal(ours)
+    if prop == "DT":  # an SGF's DT may list several dates: the clock's must be among them
+        return ours not in theirs
+    return str(theirs).strip() != str(ours)
+
+
 def _root_notes(root, record, warnings):
-    """The result (RE) and the root's comment: the log, the outcome, each side's account."""
+    """The game's details and result (DT, EV, RO, PB, PW, HA, RE) where the SGF has none
+    (a property the SGF has is kept, with a warning when the log says otherwise), and the
+    root's comment: the log, the details, the result, each side's account."""
     from . import report
 
-    rep = record.replayed
-    code = _result_code(rep.result())
-    if code:
-        if not root.has_property("RE"):
-            root.set("RE", code)
-        elif root.get("RE") != code:
-            warnings.append(
-                "the SGF's result RE[%s] is kept; the clock says %s (%s)"
-                % (root.get("RE"), code, record.outcome)
-            )
+    for prop, value, what in root_values(record):
+        if not root.has_property(prop):
+            try:
+                root.set(prop, value)
+            except UnicodeEncodeError as exc:
+                warnings.append(
+                    "%s is not written: the SGF's charset (%s) cannot hold %s (%s)"
+                    % (prop, exc.encoding, what, value)
+                )
+            continue
+        theirs = root.get(prop)
+        if _differs(prop, theirs, value):
+            if prop == "RE":
+                text = "the SGF's result RE[%s] is kept; the clock says %s (%s)"
+                warnings.append(text % (theirs, value, what))
+            else:
+                text = "the SGF's %s[%s] is kept; the clock log has %s for %s"
+                warnings.append(text % (prop, theirs, value, what))
     lines = ["goclock: %s: %s" % (report.title(record), record.outcome)]
+    for line in (gameinfo.summary_line(record), gameinfo.final_line(record)):
+        if line:
+            lines.append(line)
     acc = report.account(record)
     if acc:
         first = "at the first record kept" if record.cut else "main time"
