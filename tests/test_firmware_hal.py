@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, Debouncer
+from goclockfw.board.edgetimer import COUNT_MASK
 
 
 class FakePin:
@@ -202,14 +203,14 @@ def test_pico_buttons_timed_by_pio_state_machines(hal):
     # The right button goes down 2 s after the machines started; the CPU reads the word
     # 400 ms later (as after a flash erase): the edge keeps its own tick.
     steps = 20000  # 100 us each
-    right_sm.words.append(0x7FFFFFFF - (steps + 2))  # bit 31 clear: went down
+    right_sm.words.append(COUNT_MASK - (steps + 2))  # bit 29 clear: went down
     hal.clock["ms"] = 3400
     board.poll_inputs(3400)
     deb = Debouncer()
     board.ring.drain(deb)
     deb.settle(RIGHT, 1, 3420)
     assert deb.pop() == 1 and deb.tick == 3000 and deb.channel == RIGHT
-    right_sm.words.append((1 << 31) | (0x7FFFFFFF - (steps + 1502)))  # up, 150 ms later
+    right_sm.words.append((1 << 29) | (COUNT_MASK - (steps + 1502)))  # up, 150 ms later
     board.poll_inputs(3500)
     board.ring.drain(deb)
     deb.settle(RIGHT, 0, 3520)
