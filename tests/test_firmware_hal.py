@@ -34,6 +34,7 @@ class FakePin:
         self.level = 1
         self.handler = None
         self.hard = None
+        self.counters = []  # pulse counters watching the pin (FakePCNT)
         FakePin.pins[pin_id] = self
 
     def value(self, v=None):
@@ -57,9 +58,46 @@ class FakePin:
         self.inits = getattr(self, "inits", 0) + 1
 
     def edge(self, level):
+        if level == 0 and self.level == 1:
+            for counter in self.counters:  # hardware: counts whatever the CPU does
+                counter.falling_edge()
         self.level = level
         if self.handler is not None:  # a pin whose interrupt is off sees nothing
             self.handler(self)
+
+
+class FakePCNT:
+    """esp32.PCNT (MicroPython 1.26+): a pulse counter unit counting a pin's edges."""
+
+    INCREMENT, IGNORE = 1, 0
+    made = []
+
+    def __init__(self, unit, pin=None, falling=0, rising=0, filter=0):
+        self.unit, self.pin, self.falling, self.rising, self.filter = (
+            unit,
+            pin,
+            falling,
+            rising,
+            filter,
+        )
+        self.count = 0
+        self.running = False
+        pin.counters.append(self)
+        FakePCNT.made.append(self)
+
+    def start(self):
+        self.running = True
+
+    def falling_edge(self):
+        if self.running and self.falling == FakePCNT.INCREMENT:
+            self.count += 1
+
+    def value(self, value=None):
+        old = self.count
+        if value is not None:
+            assert value == 0  # the only value PCNT.value() may set
+            self.count = 0
+        return old
 
 
 class FakeStateMachine:
@@ -393,6 +431,69 @@ def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hal, monkeypa
         assert right.handler is None  # as after an edge: until the loop has read the ring
         board.poll_inputs(1450)
         assert right.handler is not None
+    finally:
+        FakePin.soft_only = False
+
+
+def test_esp32_a_tap_inside_an_erase_is_counted_by_the_pulse_counter(hal, monkeypatch):
+    """Each button pin feeds a pulse counter (esp32.PCNT): a tap wholly inside the storage
+    work, which no handler saw, is a press a debounce window before the work's end (not
+    before its start) and a release at the end; a button that did nothing stays quiet."""
+    FakePin.soft_only = True
+    FakePCNT.made = []
+    monkeypatch.setattr(hal.esp32.esp32, "PCNT", FakePCNT, raising=False)
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        assert [(c.unit, c.pin.id) for c in FakePCNT.made] == [(0, 32), (1, 33), (2, 0)]
+        assert all(c.running and c.filter == 1023 for c in FakePCNT.made)
+        assert not [n for n in board.notices if "PCNT" in n]
+        now = {"ms": 1000}
+        monkeypatch.setattr(
+            hal.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: now["ms"])
+        )
+        left, right = FakePin.pins[32], FakePin.pins[33]
+        left.edge(0)  # a press before the work: its handler records it, the pin rests
+        left.edge(1)
+        board.ring.drain(Debouncer())
+        board.erasing(True)  # the left pin is not watched (its edge is unread): not counted
+        right.edge(0)  # a bouncing 80 ms tap of the right button, wholly inside
+        right.edge(1)
+        right.edge(0)
+        right.edge(1)
+        now["ms"] = 1400  # a 400 ms erase
+        board.erasing(False)
+        deb = Debouncer()
+        board.ring.drain(deb)
+        deb.settle(RIGHT, board.level(RIGHT), 1420)
+        assert deb.pop() == 1 and deb.channel == RIGHT and deb.tick == 1390  # pressed
+        assert deb.pop() == 2 and deb.tick == 1400  # and let go
+        assert deb.pop() == 0 and not deb.pending[LEFT]
+        # A short storage step: the press is not dated before the step began.
+        board.poll_inputs(1400)
+        board.erasing(True)
+        right.edge(0)
+        right.edge(1)
+        now["ms"] = 1405
+        board.erasing(False)
+        assert [board.ring.ticks[i] for i in range(board.ring.tail, board.ring.head)] == [
+            1400,
+            1405,
+        ]
+    finally:
+        FakePin.soft_only = False
+
+
+def test_esp32_without_a_pulse_counter_says_so(hal):
+    """MicroPython before 1.26 has no esp32.PCNT: the board works as before and a notice
+    says what it cannot do (a tap wholly inside an erase is lost)."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hal.esp32.Esp32Board(spec)
+        assert any("PCNT" in n for n in board.notices), board.notices
     finally:
         FakePin.soft_only = False
 

@@ -9,6 +9,8 @@ Tests and `make bench` give the loop their own session (Loop(board, session)); r
 from a host come from `reader`, a callable returning bytes or None.
 """
 
+from goclockfw.app.buttons import DEBOUNCE_MS
+from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
@@ -29,6 +31,8 @@ class ChipBoard:
         self.display = ModelDisplay(self.model) if display else None
         self.reader = lambda: None
         self._held = bytearray(3)
+        self._counted = [0, 0, 0]  # each pulse counter's count when `erasing` began
+        self._erase_from = 0
         self.kbd = None
         self.led = 0
 
@@ -37,20 +41,32 @@ class ChipBoard:
 
     def erasing(self, on):
         """board/esp32board.py's: the button interrupts off while the flash may erase, then
-        a pin whose level changed is recorded, the others armed again (RP2040: nothing)."""
+        a pin whose level changed is recorded, a tap its pulse counter counted meanwhile is a
+        press a debounce window before the end (not before the start) and a release at the
+        end, and the others are armed again (RP2040: nothing)."""
         m = self.model
         if m.pio:
             return
         held = self._held
+        now = m.tick()
+        if on:
+            self._erase_from = now
         for ch in range(3):
             if on:
                 if m._armed[ch]:
+                    self._counted[ch] = m.pcnt[ch]  # the counter set to 0
                     m._armed[ch] = 0
                     held[ch] = 1 + m._levels[ch]
             elif held[ch]:
                 level = m._levels[ch]
                 if level != held[ch] - 1:
-                    self.ring.put(ch, m.tick(), level)
+                    self.ring.put(ch, now, level)
+                elif level == 0 and m.pcnt[ch] != self._counted[ch]:
+                    at = ticks_add(now, -DEBOUNCE_MS)
+                    if ticks_diff(at, self._erase_from) < 0:
+                        at = self._erase_from
+                    self.ring.put(ch, at, 1)
+                    self.ring.put(ch, now, 0)
                 else:
                     m._armed[ch] = 1
                 held[ch] = 0

@@ -29,6 +29,7 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
+from goclockfw.bytecopy import copy, fill
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"
@@ -198,26 +199,16 @@ class ChunkPool:
             n = len(data)
         block = self.blocks[i]
         page = self._page
-        base = offset - offset % PAGE
-        start = offset - base
-        if start + n <= PAGE and n == len(data):
-            # The usual record: one page, the whole buffer: copied in place, no allocation.
-            page[0:PAGE] = _BLANK
-            page[start : start + n] = data
-            self.bdev.writeblocks(block, page, base)
-            self.programs += 1
-            return
-        view = memoryview(data)
         done = 0
-        while done < n:
+        while done < n:  # page by page (the usual record: one page), copied in place
             at = offset + done
             base = at - at % PAGE
             start = at - base
             count = PAGE - start
             if count > n - done:
                 count = n - done
-            page[0:PAGE] = _BLANK  # in place: copies, allocates nothing
-            page[start : start + count] = view[done : done + count]
+            fill(page, 0, PAGE, 0xFF)  # an erased page: programming it changes nothing
+            copy(page, start, data, done, count)
             self.bdev.writeblocks(block, page, base)
             self.programs += 1
             done += count
