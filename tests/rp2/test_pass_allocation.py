@@ -47,11 +47,12 @@ def window(s, mode):
 
 
 def check_state(pico, label):
+    """Both windows; the page programs (progress marks) made in the locked one."""
     p, s = pico
     f0 = p.flash.snapshot()["programs"]
     locked = window(s, "lock")
-    alloc = window(s, "alloc")
     programs = p.flash.snapshot()["programs"] - f0
+    alloc = window(s, "alloc")
     figure(
         "loop passes, %s: under heap_lock, MemoryErrors" % label,
         "%d of %d passes" % (locked["errors"], locked["passes"]),
@@ -72,7 +73,7 @@ def test_a_pass_of_a_running_clock_allocates_nothing(pico):
     assert s.request("press", side="black")["accepted"] is True
     s.run_for(1.0)
     programs = check_state(pico, "clock running")
-    assert programs > 0  # progress marks were written meanwhile, under the lock too
+    assert programs > 0  # progress marks were written under the lock
     assert s.request("status")["state"] == "running"
     assert not s.noise, s.noise
 

@@ -11,6 +11,9 @@ of its reply (and of any event it produced) to the USB serial (Loop._send), and
 inside: the probe collects right before, so only a request allocating more than the free
 heap would; a negative value says it did).
 
+`gc_us` is how long the probe's own gc.collect() took: a full collection with the
+firmware's heap as it is.
+
 `max_send_us` is the longest Loop._send (the loop's write to the USB serial: blocked
 while it waits for room) since the reply to the probe before.
 
@@ -28,7 +31,8 @@ collects the heap once the reply is out and reads `gc.mem_alloc()` again at the 
 pass after N ms: every byte the passes allocated meanwhile, those a heap lock cannot
 see too (MicroPython takes a large call frame from the heap when it can and from the C
 stack when the heap is locked). The next probe reply carries `window`: {"mode",
-"passes", "errors", "alloc", "ms"} of the last window that ended (nothing may be sent
+"passes", "errors", "alloc", "ms", "work_us", "max_work_us"} of the last window that
+ended (work: the passes' own time, their sleep in the board's `wait` left out) (nothing may be sent
 to the chip during one: a request's parse allocates), and `lock_trace`, where the last
 MemoryError of a locked pass was raised.
 
@@ -66,7 +70,10 @@ _pass = loop.Loop._step
 # the start. It starts with the first pass after the one that sent the probe's reply, and
 # ends at the first pass that starts `ms` or more after that (the loop sleeps up to a
 # second at a time: a test waits that much longer, twice).
-_win = [0, 0, 0, 0, 0, 0, 0]
+# the start, then the passes' own work (us, their sleep left out): sum and longest.
+_win = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+_slept = [0]  # us the loop slept in the board's wait during the window
+_wait = [None]  # the board's own wait, once wrapped
 _done = {}  # the last window that ended, for the next probe reply
 _trace = [None]  # the last MemoryError of a locked pass
 # Where a locked pass allocated: a traceback needs room the heap cannot give then.
@@ -74,13 +81,24 @@ if hasattr(micropython, "alloc_emergency_exception_buf"):  # the rp2 port's
     micropython.alloc_emergency_exception_buf(256)
 
 
+def _timed_wait(ms):
+    if _win[2] != 2:
+        return _wait[0](ms)
+    t = time.ticks_us()
+    _wait[0](ms)
+    _slept[0] += time.ticks_diff(time.ticks_us(), t)
+
+
 def _probe_pass(self):
     w = _win
     if w[2] == 0:  # no window, or not asked for yet
         return _pass(self)
+    if _wait[0] is None:
+        _wait[0] = self.board.wait
+        self.board.wait = _timed_wait
     if w[2] == 1:  # the probe's reply went out in the pass before: the window starts
         w[2] = 2
-        w[4] = w[5] = 0
+        w[4] = w[5] = w[7] = w[8] = 0
         if w[0] == 2:
             gc.collect()
             w[6] = gc.mem_alloc()
@@ -92,20 +110,30 @@ def _probe_pass(self):
         _done["passes"] = w[4]
         _done["errors"] = w[5]
         _done["ms"] = time.ticks_diff(time.ticks_ms(), w[3])
+        _done["work_us"] = w[7]
+        _done["max_work_us"] = w[8]
         w[0] = w[2] = 0
         return _pass(self)
     w[4] += 1
-    if w[0] != 1:
-        return _pass(self)
-    micropython.heap_lock()
+    _slept[0] = 0
+    t = time.ticks_us()
     try:
-        return _pass(self)
-    except MemoryError as e:
-        w[5] += 1
-        _trace[0] = e  # its traceback: the emergency buffer's two innermost frames
-        raise
+        if w[0] != 1:
+            return _pass(self)
+        micropython.heap_lock()
+        try:
+            return _pass(self)
+        except MemoryError as e:
+            w[5] += 1
+            _trace[0] = e  # its traceback: the emergency buffer's two innermost frames
+            raise
+        finally:
+            micropython.heap_unlock()
     finally:
-        micropython.heap_unlock()
+        t = time.ticks_diff(time.ticks_us(), t) - _slept[0]
+        w[7] += t
+        if t > w[8]:
+            w[8] = t
 
 
 def _probe_step(self, now):
@@ -193,12 +221,15 @@ def _probe(req):
         acc = _sections[name]
         sections[name] = [acc[0], acc[1]]
     _last[5] = 1  # zeroed once this reply is out (_probe_send)
+    gc_us = time.ticks_us()
     gc.collect()
+    gc_us = time.ticks_diff(time.ticks_us(), gc_us)
     t = time.ticks_us()
     gc.mem_alloc()
     t = time.ticks_diff(time.ticks_us(), t)
     return {
         "mem_alloc_us": t,
+        "gc_us": gc_us,
         "max_step_us": _last[6],
         "max_step_alloc": _steps[1],
         "max_send_us": _sends[0],
