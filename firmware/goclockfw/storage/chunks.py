@@ -29,7 +29,7 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
-from goclockfw.bytecopy import copy, fill
+from goclockfw.bytesops import copy, fill
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"

@@ -41,6 +41,7 @@ claim lines or torn tails: `goclock logs verify` checks its chain (mark lines ca
 checksum and are skipped). See docs/storage.md.
 """
 
+from goclockfw.bytesops import copy, int_to4
 from goclockfw.storage.chunks import _BLANK, HEADER_LEN, PAGE
 from goclockfw.storage.logline import LineBuilder, check_line, claimed
 
@@ -146,7 +147,7 @@ class Journal:
         self.moves_since_snapshot = 0
         self._chunk = -1  # chunk of the part being written
         self._off = 0  # next byte to write in it
-        self._crc = 0  # chain: checksum of the last record written
+        self._crc = bytearray(4)  # chain: checksum of the last record written (4 bytes, LE)
         self._head_crc = 0  # the chain value the game's first kept record follows
         self._t = 0  # game time of the record being written
         self.last_t = 0  # game time of the last record written
@@ -305,7 +306,7 @@ class Journal:
             except OSError:
                 pass  # ids then come from the chunks alone
             part = 0
-            self._crc = 0
+            int_to4(0, self._crc)
             self._head_crc = 0
             self._records = 0
             self._done = []
@@ -314,7 +315,7 @@ class Journal:
             scan = self.scan(gid)
             parts = self.games.get(gid, {})
             part = max(parts) + 1 if parts else 0
-            self._crc = scan.crc
+            int_to4(scan.crc, self._crc)
             self._head_crc = scan.cut_from
             self._records = scan.records
             self._done = list(scan.parts)
@@ -335,7 +336,7 @@ class Journal:
         self.part = part
         self._chunk = i
         self._off = self._line_end = DATA_AT
-        self._crc = 0
+        int_to4(0, self._crc)
         self._records = 0
         self._done = []
         self._done_size = 0
@@ -409,7 +410,7 @@ class Journal:
     def _append(self, kind):
         lines = self._lines
         line = lines.line
-        crc = lines.seal(self._crc)
+        lines.seal(self._crc)  # the new checksum in lines.sealed: chained once written
         n = len(line)
         lead = 1 if self._marks else 0  # close the open mark line first
         essential = kind in ESSENTIAL or kind in ESSENTIAL2
@@ -439,7 +440,7 @@ class Journal:
             return False
         self._off += n
         self._line_end = self._off
-        self._crc = crc
+        copy(self._crc, 0, lines.sealed, 0, 4)
         self.last_t = self._t
         self._records += 1
         self._marks = 0
