@@ -9,8 +9,9 @@ MPY := $(VENV)/bin/micropython
 STAMP := $(VENV)/.installed-stamp
 FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
-.PHONY: all venv test pytest lint mpy-check typecheck sim flash bench bench-heap sounds clean \
-	rp2-images test-rp2 measure-rp2 voice-tools voice-score
+.PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
+	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
+	hardware-tools wiring case
 
 all: test
 
@@ -24,10 +25,10 @@ $(STAMP): requirements-dev.txt pyproject.toml
 venv: $(STAMP)
 
 # Every check CI runs. Keep it well under 15 minutes.
-test: $(STAMP) lint mpy-check typecheck pytest
+test: $(STAMP) lint mpy-check typecheck hardware-tools pytest
 
 pytest: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests --ignore=tests/web
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check firmware host tests tools boards
@@ -45,11 +46,43 @@ mpy-check: $(STAMP)
 	done
 	@echo "mpy-cross: $(words $(FIRMWARE_PY)) firmware files compiled"
 
+# The web app (web/: the pages, the firmware simulated in the page) and its tests in a real
+# browser. Debian's chromium and npm are installed when missing (as root, like the rp2
+# toolchain); Playwright for Python comes from PyPI (requirements-web.txt) and drives
+# /usr/bin/chromium: it never downloads a browser. web-build: npm ci in web/ (its own
+# package.json and lock; the top-level package.json is mip's), then web/build.mjs into
+# web/dist, which any static file server serves. Screenshots: build/web-artifacts/.
+WEB_STAMP := $(VENV)/.web-stamp
+CHROMIUM := /usr/bin/chromium
+
+$(WEB_STAMP): requirements-web.txt $(STAMP)
+	$(PY) -m pip install -q -r requirements-web.txt
+	touch $@
+
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc  # the calls in the screenshots
+
+web-tools:
+	@missing=""; \
+	test -x $(CHROMIUM) || missing="$$missing chromium"; \
+	test -f $(CJK_FONT) || missing="$$missing fonts-wqy-microhei"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	test -z "$$missing" || { apt-get update && apt-get install -y $$missing; }
+
+web-build: web-tools
+	cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
+
+test-web: $(WEB_STAMP) web-build
+	$(PY) -m pytest -q tests/web
+
+# Page weight and the time to a running simulator in chromium (tools/web/bench.py).
+bench-web: $(WEB_STAMP) web-build
+	$(PY) -m tools.web.bench
+
 # The hardware layers against the MicroPython port stubs. The rp2 and esp32 stub packages
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-HAL_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
+BOARD_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -58,16 +91,17 @@ $(STUBS)/%/.stamp: | $(STAMP)
 
 typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 	@for b in rp2 esp32; do \
-		echo "mypy: goclockfw/board/$${b}board.py $(HAL_COMMON) against micropython-$$b-stubs"; \
+		echo "mypy: goclockfw/board/$${b}board.py $(BOARD_COMMON) against micropython-$$b-stubs"; \
 		(cd firmware && MYPYPATH=../$(STUBS)/$$b ../$(VENV)/bin/mypy \
-			--config-file ../tools/mypy-hal.ini --custom-typeshed-dir ../$(STUBS)/$$b \
-			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(HAL_COMMON)) || exit 1; \
+			--config-file ../tools/mypy-boards.ini --custom-typeshed-dir ../$(STUBS)/$$b \
+			--cache-dir ../build/mypy-$$b goclockfw/board/$${b}board.py $(BOARD_COMMON)) || exit 1; \
 	done
 
 # The clock in a terminal (keys, both clocks, the calls), the firmware under the MicroPython
-# unix port on the desktop board; its serial line is a pty whose path it prints.
+# unix port on the desktop board; its serial line is a pty whose path it prints
+# (tools/termclock).
 sim: $(STAMP)
-	$(PY) tools/sim.py
+	$(PY) -m tools.termclock
 
 # Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh]
 # (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`.
@@ -85,31 +119,48 @@ flash: $(STAMP)
 RP2_OUT := build/rp2
 RP2_ENV := GOCLOCK_RP2_IMAGE=$(RP2_OUT)/micropython.uf2 GOCLOCK_RP2_FROZEN_IMAGE=$(RP2_OUT)/goclock-frozen.uf2
 rp2-images: $(STAMP)
-	$(PY) tools/rp2/build.py --out $(RP2_OUT)/micropython.uf2
-	$(PY) tools/rp2/build.py --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
+	$(PY) -m tools.rp2.build --out $(RP2_OUT)/micropython.uf2
+	$(PY) -m tools.rp2.build --frozen boards/manifest.py --out $(RP2_OUT)/goclock-frozen.uf2
 
 test-rp2: rp2-images
 	$(RP2_ENV) $(PY) -m pytest -q tests/rp2
 
 measure-rp2: rp2-images
-	$(RP2_ENV) $(PY) tools/rp2/measure.py
+	$(RP2_ENV) $(PY) -m tools.rp2.measure
 
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
-	$(PY) tools/bench_heap.py
+	$(PY) -m tools.bench.heap
 
-# tools/bench.py runs every tools/bench_*.py (the heap one included) after its own.
+# tools/bench runs the core's benchmark, then every other one in tools/bench (heap included).
 bench: $(STAMP)
-	$(PY) tools/bench.py
+	$(PY) -m tools.bench
+
+# The hardware files (docs/build.md): Debian's openscad, rsvg-convert and xvfb-run, installed
+# when missing (as root; otherwise the case tests are skipped, saying so); `make wiring`
+# redraws docs/img/wiring-*.svg/png from boards/*.json; `make case` renders the case's STLs
+# into build/case/ and its preview images and drawing into docs/img/ (BOARD=esp32 for
+# the DevKitC's plate).
+hardware-tools:
+	@$(PYTHON) -m tools.hardware.debian || echo "[hardware] without them the case tests are skipped"
+
+wiring: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.wiring
+
+case: $(STAMP) hardware-tools
+	$(PY) -m tools.hardware.case $(if $(filter esp32%,$(BOARD)),--board esp32)
 
 # Regenerate the voice packs in sounds/ (16 kHz IMA ADPCM) with Kokoro-82M (models from
 # PyPI and npm, in .venv-voice) and sox (Debian's, installed when missing), then the
 # decoder tests' sox references. The clips are committed: neither users nor tests need a
-# speech engine. The old espeak-ng generator stays as tools/make_sounds.py (its slot
-# budgets are shared).
+# speech engine. The old espeak-ng generator stays as tools/voice/espeak_packs.py (its slot
+# budgets are shared). The voice tools import the host tool: it is installed in
+# .venv-voice too (editable, without its dependencies: they need none of them).
 VOICE_VENV := .venv-voice
 VOICE_PY := $(VOICE_VENV)/bin/python
 VOICE_STAMP := $(VOICE_VENV)/.installed-stamp
+
+VOICE_HOST_STAMP := $(VOICE_VENV)/.goclock-stamp
 
 $(VOICE_STAMP): requirements-voice.txt
 	$(PYTHON) -m venv $(VOICE_VENV)
@@ -117,19 +168,23 @@ $(VOICE_STAMP): requirements-voice.txt
 	$(VOICE_PY) -m pip install -q -r requirements-voice.txt
 	touch $@
 
-voice-tools: $(VOICE_STAMP)
+$(VOICE_HOST_STAMP): $(VOICE_STAMP) pyproject.toml
+	$(VOICE_PY) -m pip install -q --no-deps -e .
+	touch $@
+
+voice-tools: $(VOICE_HOST_STAMP)
 	@command -v sox >/dev/null && command -v espeak-ng >/dev/null && command -v npm >/dev/null || \
 		{ apt-get update && apt-get install -y sox espeak-ng npm; }
 
 sounds: $(STAMP) voice-tools
-	$(VOICE_PY) tools/voice/make_packs.py
-	$(VOICE_PY) tools/voice/adpcm_fixtures.py
+	$(VOICE_PY) -m tools.voice.make_packs
+	$(VOICE_PY) -m tools.voice.adpcm_fixtures
 
 # The listening test: Whisper base transcribes every clip of every pack (not part of `make
 # test`; a few minutes on two cores). VOICE_PACKS picks the packs.
 VOICE_PACKS ?= sounds/zh sounds/ja sounds/en
 voice-score: voice-tools
-	$(VOICE_PY) tools/voice/listen.py --json build/voice/score.json $(VOICE_PACKS)
+	$(VOICE_PY) -m tools.voice.listen --json build/voice/score.json $(VOICE_PACKS)
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache

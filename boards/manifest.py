@@ -9,7 +9,7 @@ Build MicroPython with
 
 then copy only /main.py, /board.json and the voice pack (the package is in the image).
 `make test-rp2` builds such an image for the Pico and boots it in an emulator.
-The desktop-only subpackages (desktop/, sim/) are left out; tests/test_packaging.py checks
+The subpackages that never run on a chip (desktop/, scenario/, browser/) are left out; tests/test_packaging.py checks
 that what is frozen is what `goclock deploy` copies.
 """
 
@@ -19,7 +19,7 @@ include("$(PORT_DIR)/boards/manifest.py")  # noqa: F821 (manifest functions come
 
 # makemanifest runs a manifest from its own folder: boards/.
 _BASE = os.path.abspath(os.path.join("..", "firmware"))
-_LEFT_OUT = ("desktop", "sim")
+_LEFT_OUT = ("desktop", "scenario", "browser")
 
 
 def _board_files():

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from goclock.simulate import micropython_binary, micropython_env
+from goclock.unixport import micropython_binary, micropython_env
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(REPO, "firmware")

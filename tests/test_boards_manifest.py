@@ -4,7 +4,7 @@
 import os
 
 from conftest import REPO
-from goclock import deploy
+from goclock import firmware as deploy
 
 
 def test_manifest_freezes_the_board_package(monkeypatch):
@@ -24,4 +24,4 @@ def test_manifest_freezes_the_board_package(monkeypatch):
     deployed = set(rel for _, rel in deploy.package_files("rp2"))
     deployed |= set(rel for _, rel in deploy.package_files("esp32"))
     assert sorted(f.replace(os.sep, "/") for f in files) == sorted(deployed)
-    assert not any(f.startswith(("desktop", "sim")) for f in files)
+    assert not any(f.startswith(("desktop", "scenario", "browser")) for f in files)

@@ -290,11 +290,11 @@ def test_penalty_phrases_reach_the_packs():
         assert profile.penalty(4) == said
         assert said in callplan.phrases(profile)
     assert callplan.profile("none").penalty(4) is None
-    from goclock import voice  # the voice packs' checks take their phrases from the profiles
+    from goclock.voice import pack  # the voice packs' checks take their phrases from the profiles
 
     for name in ("cn", "jp", "en"):
         profile = callplan.profile(name)
-        need = voice.required_phrases(profile)
+        need = pack.required_phrases(profile)
         assert all(profile.penalty(p) in need for p in callplan.PENALTY_POINTS)
     assert callplan.profile("en").penalty(1) == "1 penalty point"
 

@@ -1,4 +1,4 @@
-"""The hot paths allocate nothing: proved under micropython.heap_lock() (tools/bench_heap.py).
+"""The hot paths allocate nothing: proved under micropython.heap_lock() (tools/bench/heap.py).
 
 With the heap locked any allocation raises MemoryError. The firmware's loop
 runs 5 s of a running clock that way (progress marks written to the flash), and
@@ -8,7 +8,7 @@ other numbers of the bench (heap after boot, per second, per press) are
 reported by `make bench`, not asserted here.
 """
 
-from support.tools import bench_heap
+from tools.bench import heap as bench_heap
 
 
 def test_tick_and_press_paths_allocate_nothing():

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from goclock import cmd_arbiter, ui
-from goclock.cli import build_parser, main
+from goclock import ui
+from goclock.cli import arbiter, build_parser, main
 from support.cli import own_home, run  # noqa: F401 (own_home: autouse)
 from support.clockline import ClockLine
 from support.linefaults import OMIT
@@ -73,11 +73,11 @@ def test_reset_asks_in_a_terminal(line, capsys):
 
     args = build_parser().parse_args(["--port", line.path, "reset"])
     with pytest.raises(Exception, match="reset cancelled: the game in progress") as exc:
-        cmd_arbiter.do_reset(args, ask=answer(False))
+        arbiter.do_reset(args, ask=answer(False))
     assert exc.value.exit_code == 2 and resets(line) == []
     assert asked == ["End the game in progress (paused, 12 moves) and start a new one?"]
     assert line.session.clock.moves_made == 12  # not a move lost
-    assert cmd_arbiter.do_reset(args, ask=answer(True)) == 0
+    assert arbiter.do_reset(args, ask=answer(True)) == 0
     assert len(resets(line)) == 1 and line.session.clock.state == "idle"
 
 
@@ -89,7 +89,7 @@ def test_reset_without_a_game_in_progress_asks_nothing(line, capsys, state):
         line.clock.run(11000)
     assert line.session.clock.state == state
     args = build_parser().parse_args(["--port", line.path, "reset"])
-    assert cmd_arbiter.do_reset(args, ask=lambda q: pytest.fail("asked: " + q)) == 0
+    assert arbiter.do_reset(args, ask=lambda q: pytest.fail("asked: " + q)) == 0
     assert len(resets(line)) == 1 and line.session.clock.state == "idle"
 
 

@@ -7,8 +7,9 @@ import os
 
 import pytest
 
-from goclock import cmd_deploy, cmd_device, deploy, resources
-from goclock.cli import build_parser, main
+from goclock import firmware as firmware_build
+from goclock import resources
+from goclock.cli import build_parser, deploy, device, main
 from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
 from support.clockline import ClockLine
 
@@ -182,7 +183,7 @@ def test_no_device_and_busy_device(line, capsys, monkeypatch):
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
     rc, out, err = run(capsys, "info")
     one_line_error(rc, err, "no goclock found")
-    from goclock.transport import SerialTransport
+    from goclock.link.transport import SerialTransport
 
     holder = SerialTransport(line.path)
     try:
@@ -241,7 +242,7 @@ def test_watch_prints_events_and_leaves_on_ctrl_c(line, capsys):
             raise KeyboardInterrupt  # the user presses Ctrl-C
         return 0.0
 
-    assert cmd_device.do_watch(args, now=now) == 0
+    assert device.do_watch(args, now=now) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("running, black to move, 0 moves played  |  black 0:00.0  5 × 0:33")
     assert out[1:4] == [
@@ -290,7 +291,7 @@ class FakeBoard:
             progress(len(self.files[remote]), len(self.files[remote]))
 
     def remove_stale(self, plan):
-        gone = deploy.stale(sorted(self.files), plan)
+        gone = firmware_build.stale(sorted(self.files), plan)
         for path in gone:
             del self.files[path]
             self.removed.append(path)
@@ -310,7 +311,7 @@ def firmware(tmp_path, monkeypatch):
         "board/rp2board.py": "X = 1\n",
         "board/esp32board.py": "X = 2\n",
         "desktop/board.py": "print('desktop only')\n",
-        "sim/simulate.py": "print('desktop only')\n",
+        "scenario/runner.py": "print('desktop only')\n",
     }.items():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text(text)
@@ -320,7 +321,7 @@ def firmware(tmp_path, monkeypatch):
 
 def _deploy(args, present=()):
     boards = []
-    rc = cmd_deploy.do_deploy(
+    rc = deploy.do_deploy(
         args, open_board=lambda port: boards.append(FakeBoard(port, present)) or boards[-1]
     )
     return rc, boards[0]
@@ -384,7 +385,7 @@ def test_deploy_refuses_while_a_game_runs(line, firmware, capsys):
         ["--port", line.path, "deploy", "--board", "esp32-devkitc", "--voice", "none"]
     )
     with pytest.raises(Exception) as err:
-        cmd_deploy.do_deploy(args, open_board=opened.append)
+        deploy.do_deploy(args, open_board=opened.append)
     assert "a game is on the clock" in str(err.value) and not opened
     assert line.session.clock.state == "running"
     forced = build_parser().parse_args(

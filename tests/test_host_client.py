@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from goclock.client import Client
 from goclock.errors import DeviceError, DeviceTimeout, GoclockError, ProtocolError, TransportError
-from goclock.transport import SerialTransport
+from goclock.link.client import Client
+from goclock.link.transport import SerialTransport
 from support.games import play_game
 from support.scripted import Script
 

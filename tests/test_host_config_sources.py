@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from goclock import notation, ogs_tc, presets
 from goclock.errors import NotationError
+from goclock.timecontrol import notation, ogs, presets
 from goclockfw.storage import configstore
 from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
 
@@ -124,8 +124,8 @@ def test_presets_are_numbered_from_1(line, capsys):
     ],
 )
 def test_ogs_time_controls(obj, expected):
-    assert ogs_tc.time_control(obj) == expected
-    notation.apply_options(ogs_tc.time_control(obj), "")  # and the clock takes it
+    assert ogs.time_control(obj) == expected
+    notation.apply_options(ogs.time_control(obj), "")  # and the clock takes it
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_ogs_time_controls(obj, expected):
 )
 def test_bad_ogs_time_controls(obj, message):
     with pytest.raises(NotationError) as err:
-        ogs_tc.time_control(obj)
+        ogs.time_control(obj)
     assert message in str(err.value)
 
 

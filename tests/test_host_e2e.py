@@ -14,8 +14,7 @@ import threading
 import pytest
 from sgfmill import sgf
 
-from goclock import cmd_device
-from goclock.cli import build_parser, main
+from goclock.cli import build_parser, device, main
 from support.firmware import boot
 
 # (ms the side to move thinks, then presses). Black, White, Black into byo-yomi, ...
@@ -97,7 +96,7 @@ def _watch(port, out, done):
 
     args = build_parser().parse_args(["--port", port, "--json", "watch", "--seconds", "1"])
     with contextlib.redirect_stdout(out):
-        cmd_device.do_watch(args, now=lambda: 1.0 if done.is_set() else 0.0)
+        device.do_watch(args, now=lambda: 1.0 if done.is_set() else 0.0)
 
 
 class _Watched(io.StringIO):

@@ -1,4 +1,4 @@
-"""`goclock logs verify` beyond the checksum chain (host/goclock/logcheck.py): time never goes
+"""`goclock logs verify` beyond the checksum chain (host/goclock/records/verify.py): time never goes
 back and moves are numbered without gaps or repeats, each problem named by its line; the
 chain's own verdicts (ALTERED, CUT SHORT) stay.
 

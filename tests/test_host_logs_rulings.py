@@ -7,9 +7,9 @@ import json
 import pytest
 from sgfmill import sgf
 
-from goclock import report, sgf_merge
 from goclock.cli import main
-from goclock.gamerecord import GameRecord
+from goclock.records import report, sgfmerge
+from goclock.records.gamerecord import GameRecord
 from support.sessions import make_session
 
 
@@ -85,7 +85,7 @@ def test_a_ruled_pass_is_a_move_with_its_time(ruled):
 def test_sgf_merge_writes_the_ruled_pass(ruled):
     """It failed: 'the press records carry no time left'."""
     game = sgf_game("bwbwb", pass_at=(2,))
-    result = sgf_merge.merge(game, ruled)
+    result = sgfmerge.merge(game, ruled)
     assert result == {"sgf_moves": 5, "log_moves": 5, "timed": 5, "mismatch": None}
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]
     assert nodes[2].get_move() == ("b", None)
@@ -125,7 +125,7 @@ def test_cli_sgf_and_report_with_a_ruling(tmp_path, capsys):
 def merged(tmp_path, tc, script, colours):
     rec = GameRecord(play(tmp_path / "flash", tc, script))
     game = sgf_game(colours)
-    result = sgf_merge.merge(game, rec)
+    result = sgfmerge.merge(game, rec)
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]
     return rec, game.get_root(), nodes, result
 
@@ -148,7 +148,7 @@ def test_untimed_game_has_no_time_left_to_write(tmp_path):
     rec = GameRecord(play(tmp_path / "flash", tc, [(5000, "press", B), (65000, "press", W)]))
     game = sgf_game("bw")
     game.get_root().set_raw("TM", b"1800")  # a stale time control in the record
-    result = sgf_merge.merge(game, rec)
+    result = sgfmerge.merge(game, rec)
     root = game.get_root()
     assert not root.has_property("TM") and not root.has_property("OT")
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goclock import notation
 from goclock.errors import NotationError
+from goclock.timecontrol import notation
 
 # The forms of issue 4, with the time-control JSON of issue 2 they stand for.
 FORMS = [

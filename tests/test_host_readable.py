@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from goclock import cmd_device, eventtext, ui
-from goclock.cli import build_parser, main
+from goclock import ui
+from goclock.cli import build_parser, device, main
+from goclock.records import eventtext
 from goclockfw.events import VALUE_FIELDS
 from support.clockline import ClockLine
 
@@ -136,7 +137,7 @@ def test_watch_prints_words_by_default_and_json_on_request(capsys):
     try:
         args = build_parser().parse_args(["--port", line.path, "watch", "--seconds", "5"])
         ticks = iter(range(100))
-        cmd_device.do_watch(args, now=lambda: next(ticks) * 0.5)
+        device.do_watch(args, now=lambda: next(ticks) * 0.5)
         out = capsys.readouterr().out.splitlines()
         assert out[0].startswith("running, black to move, 0 moves played  |  black 0:04.0")
         assert out[3:5] == [
@@ -208,7 +209,7 @@ def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch)
     try:
         args = build_parser().parse_args(["--port", line.path, "watch", "--seconds", "5"])
         ticks = iter(range(100))
-        cmd_device.do_watch(args, now=lambda: next(ticks) * 0.5)
+        device.do_watch(args, now=lambda: next(ticks) * 0.5)
     finally:
         line.close()
     text = screen.getvalue()

@@ -11,7 +11,7 @@ import errno
 import pytest
 
 from goclock.errors import TransportError
-from goclock.transport import SerialTransport
+from goclock.link.transport import SerialTransport
 
 
 class FakePort:

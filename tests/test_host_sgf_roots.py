@@ -6,9 +6,9 @@ import os
 import pytest
 
 from conftest import REPO
-from goclock import sgf_tc
 from goclock.cli import main
 from goclock.errors import NotationError
+from goclock.timecontrol import sgfroot
 
 CORPUS = os.path.join(REPO, "tests", "sgf")
 
@@ -90,8 +90,8 @@ def test_every_corpus_file_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(READS))
 def test_corpus_root_reads_as(name):
     expected, note_word = READS[name]
-    raw, notes = sgf_tc.read_sgf(os.path.join(CORPUS, name))
-    assert sgf_tc.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(expected, calls="cn")
+    raw, notes = sgfroot.read_sgf(os.path.join(CORPUS, name))
+    assert sgfroot.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(expected, calls="cn")
     if note_word is None:
         assert notes == []
     else:
@@ -101,7 +101,7 @@ def test_corpus_root_reads_as(name):
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_corpus_root_is_refused_with_a_reason(name):
     with pytest.raises(NotationError) as err:
-        sgf_tc.time_control_from_sgf(os.path.join(CORPUS, name))
+        sgfroot.time_control_from_sgf(os.path.join(CORPUS, name))
     assert REFUSED[name] in str(err.value)
 
 
@@ -123,13 +123,13 @@ def test_corpus_root_is_refused_with_a_reason(name):
     ],
 )
 def test_tm_durations(text, seconds):
-    assert sgf_tc.parse_seconds(text) == seconds
+    assert sgfroot.parse_seconds(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["soon", "30 fortnights", "1:2", "-5", "1h30"])
 def test_tm_non_durations(text):
     with pytest.raises(ValueError):
-        sgf_tc.parse_seconds(text)
+        sgfroot.parse_seconds(text)
 
 
 def run(capsys, *argv):
@@ -181,18 +181,18 @@ def test_from_sgf_refuses_a_second_time_control(capsys):
     ],
 )
 def test_goclock_written_roots_read_back(tc):
-    tm, ot = sgf_tc.root_properties(tc)
+    tm, ot = sgfroot.root_properties(tc)
     text = "(;GM[1]FF[4]SZ[19]TM[%s]OT[%s])" % (tm, ot)
     from sgfmill import sgf
 
-    assert sgf_tc.time_control_from_root(sgf.Sgf_game.from_bytes(text.encode()).get_root()) == tc
+    assert sgfroot.time_control_from_root(sgf.Sgf_game.from_bytes(text.encode()).get_root()) == tc
 
 
 def test_server_forms_are_written():
-    assert sgf_tc.root_properties(
+    assert sgfroot.root_properties(
         {"type": "fischer", "main": 300, "increment": 10, "max": 600}
     ) == ("300", "10 fischer")
-    assert sgf_tc.root_properties(
+    assert sgfroot.root_properties(
         {"type": "delay", "main": 0, "delay": 30, "mode": "bronstein"}
     ) == ("0", "30 simple")
-    assert sgf_tc.root_properties({"type": "untimed"}) == (None, None)
+    assert sgfroot.root_properties({"type": "untimed"}) == (None, None)

@@ -3,8 +3,8 @@
 import pytest
 from sgfmill import sgf
 
-from goclock import sgf_tc
 from goclock.errors import NotationError
+from goclock.timecontrol import sgfroot
 
 
 def root_of(text):
@@ -45,7 +45,9 @@ def root_of(text):
 )
 def test_root_time_control(props, expected):
     expected = dict(expected, calls="cn")
-    assert sgf_tc.time_control_from_root(root_of("(;GM[1]FF[4]SZ[19]%s;B[pd])" % props)) == expected
+    assert (
+        sgfroot.time_control_from_root(root_of("(;GM[1]FF[4]SZ[19]%s;B[pd])" % props)) == expected
+    )
 
 
 @pytest.mark.parametrize(
@@ -60,7 +62,7 @@ def test_root_time_control(props, expected):
 )
 def test_bad_root(props, message):
     with pytest.raises(NotationError) as err:
-        sgf_tc.time_control_from_root(root_of("(;GM[1]FF[4]SZ[19]%s)" % props))
+        sgfroot.time_control_from_root(root_of("(;GM[1]FF[4]SZ[19]%s)" % props))
     assert message in str(err.value)
 
 
@@ -83,23 +85,23 @@ def test_bad_root(props, message):
     ],
 )
 def test_written_tm_ot_read_back(tc):
-    tm, ot = sgf_tc.root_properties(tc)
+    tm, ot = sgfroot.root_properties(tc)
     game = sgf.Sgf_game(19)
     root = game.get_root()
     root.set_raw("TM", tm.encode())
     if ot:
         root.set("OT", ot)
     again = sgf.Sgf_game.from_bytes(game.serialise()).get_root()
-    assert sgf_tc.time_control_from_root(again) == tc
+    assert sgfroot.time_control_from_root(again) == tc
 
 
 def test_from_file(tmp_path):
     path = tmp_path / "fox.sgf"
     path.write_bytes("(;GM[1]FF[4]SZ[19]PB[黑]PW[白]TM[3600]TC[5]TT[60];B[pd];W[dp])".encode())
-    assert sgf_tc.time_control_from_sgf(str(path))["periods"] == 5
+    assert sgfroot.time_control_from_sgf(str(path))["periods"] == 5
     with pytest.raises(NotationError, match="cannot read"):
-        sgf_tc.time_control_from_sgf(str(tmp_path / "missing.sgf"))
+        sgfroot.time_control_from_sgf(str(tmp_path / "missing.sgf"))
     bad = tmp_path / "bad.sgf"
     bad.write_text("not an sgf")
     with pytest.raises(NotationError, match="not a valid SGF"):
-        sgf_tc.time_control_from_sgf(str(bad))
+        sgfroot.time_control_from_sgf(str(bad))

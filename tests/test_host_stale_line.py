@@ -11,9 +11,9 @@ import json
 import pytest
 
 from goclock.cli import main
-from goclock.client import Client
 from goclock.errors import DeviceError
-from goclock.transport import SerialTransport
+from goclock.link.client import Client
+from goclock.link.transport import SerialTransport
 from protocol_support import make_device
 from support.scripted import Script
 

@@ -13,14 +13,14 @@ import pytest
 
 from conftest import FIRMWARE, SCENARIOS, run_micropython
 from goclockfw.core.ticks import TICKS_PERIOD
-from goclockfw.sim import simulate
+from goclockfw.scenario import runner
 
 NAMES = sorted(f[:-5] for f in os.listdir(SCENARIOS) if f.endswith(".json"))
 
 
 def cpython_output(obj):
     out = io.StringIO()
-    simulate.run(obj, out.write)
+    runner.run(obj, out.write)
     return out.getvalue().encode("utf-8")
 
 
@@ -43,7 +43,7 @@ def test_cpython_matches_expected(name):
 def test_micropython_is_byte_identical(name, micropython):
     proc = run_micropython(
         micropython,
-        os.path.join(FIRMWARE, "goclockfw", "sim", "simulate.py"),
+        os.path.join(FIRMWARE, "goclockfw", "scenario", "runner.py"),
         os.path.join(SCENARIOS, name + ".json"),
     )
     assert proc.returncode == 0, proc.stderr.decode()
@@ -74,7 +74,7 @@ def test_every_event_kind_is_covered():
         obj = load(name)
         kinds.add(obj["time_control"]["type"])
         actions.update(ev["do"] for ev in obj["events"])
-    assert actions == set(simulate.ACTIONS)
+    assert actions == set(runner.ACTIONS)
     assert kinds == {
         "sudden_death",
         "byoyomi",
@@ -102,6 +102,6 @@ def test_bad_adjust_values_are_scenario_errors(key, value, message):
         "time_control": {"type": "byoyomi", "main": 60, "periods": 3, "period": 30},
         "events": [{"t": 0, "do": "start"}, {"t": 10, "do": "adjust", "side": "black", key: value}],
     }
-    with pytest.raises(simulate.ScenarioError) as err:
-        simulate.run(obj, io.StringIO().write)
+    with pytest.raises(runner.ScenarioError) as err:
+        runner.run(obj, io.StringIO().write)
     assert str(err.value).startswith(message)

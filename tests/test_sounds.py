@@ -16,7 +16,8 @@ import zlib
 import pytest
 
 from conftest import REPO, run_micropython
-from goclock import clips, voice
+from goclock.voice import clips
+from goclock.voice import pack as voice
 from goclockfw.audio import beep, player_i2s, player_pwm
 from goclockfw.core import callplan
 from support.wavs import FakeI2S, pcm_wav, samples

@@ -10,8 +10,8 @@ stepped as the board's loop steps it (the session says how long it may sleep), s
 run is the same on any machine.
 """
 
-from goclock.gamerecord import GameRecord
-from goclock.logcheck import Check
+from goclock.records.gamerecord import GameRecord
+from goclock.records.verify import Check
 from goclockfw.core import gameclock
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.logline import verify_bytes

@@ -8,8 +8,8 @@ import wave
 import pytest
 
 from conftest import REPO
-from goclock import voice
 from goclock.errors import GoclockError
+from goclock.voice import pack as voice
 from support.wavs import adpcm_blocks, adpcm_wav_bytes
 
 SOUNDS = os.path.join(REPO, "sounds")

@@ -16,8 +16,10 @@ import struct
 import pytest
 
 from conftest import REPO
-from goclock import adpcmenc, clips, dsp, resample, voice, voiceconvert, wavin
 from goclock.cli import main
+from goclock.voice import adpcmenc, clips, dsp, resample, wavin
+from goclock.voice import convert as voiceconvert
+from goclock.voice import pack as voice
 from goclockfw.audio import adpcm
 from support.recordings import record_pack, utterance, wav_bytes
 

@@ -8,12 +8,11 @@ test_voice_adpcm.py.
 
 import json
 import os
-import sys
 
 import pytest
 
 from conftest import REPO
-from goclock import voice
+from goclock.voice import pack as voice
 
 SOUNDS = os.path.join(REPO, "sounds")
 PACKS = {"zh": "cn", "ja": "jp", "en": "en"}
@@ -41,12 +40,9 @@ def test_the_manifest_is_the_one_voice_push_would_write(pack):
 
 
 def test_readings_given_to_the_synthesizer():
-    sys.path.insert(0, os.path.join(REPO, "tools"))
-    try:
-        import sounds_text
-    finally:
-        sys.path.remove(os.path.join(REPO, "tools"))
+    from tools.voice import readings
+
     # 虚着 (a pass) is xū zhāo; the synthesizer is given the reading, not the characters.
-    assert sounds_text.zh("超时改判虚着").endswith("xu1 zhao1")
-    assert sounds_text.zh("共罚2点") == "gong4 fa2 liang3 dian3"  # 两 for two of a thing
-    assert sounds_text.ja("もう一度押して確定").startswith("もー")  # a long o, not mo-u
+    assert readings.zh("超时改判虚着").endswith("xu1 zhao1")
+    assert readings.zh("共罚2点") == "gong4 fa2 liang3 dian3"  # 两 for two of a thing
+    assert readings.ja("もう一度押して確定").startswith("もー")  # a long o, not mo-u

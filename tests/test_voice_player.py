@@ -18,8 +18,8 @@ import zlib
 import pytest
 
 from conftest import REPO, run_micropython
-from goclock import clips
-from goclock.simulator import Speaker
+from goclock.voice import clips
+from goclock.voice.speaker import Speaker
 from goclockfw.audio import player_i2s
 from goclockfw.core.gameclock import RUNNING
 from goclockfw.desktop.parts import DesktopPlayer
@@ -338,7 +338,7 @@ def test_playing_a_clip_allocates_nothing_per_block_on_micropython(micropython, 
     assert got["timeout_pass.wav@10"][1] > 30  # over 30 blocks went through the lock
 
 
-def test_the_simulator_speaker_plays_a_pcm_copy(tmp_path):
+def test_the_pc_speaker_plays_a_pcm_copy(tmp_path):
     clip = os.path.join(DATA, "sweep.wav")
     copy = clips.pcm_copy(clip, str(tmp_path))
     assert copy != clip and copy.endswith(".wav")
@@ -352,7 +352,7 @@ def test_the_simulator_speaker_plays_a_pcm_copy(tmp_path):
     assert clips.pcm_copy(pcm, str(tmp_path)) == pcm  # PCM is played as it is
 
 
-def test_the_simulator_speaker_hands_the_pc_player_a_pcm_copy(tmp_path):
+def test_the_pc_speaker_hands_the_pc_player_a_pcm_copy(tmp_path):
     seen = tmp_path / "seen.txt"
     speaker = Speaker()
     # A stand-in for aplay: writes down the file it was given.

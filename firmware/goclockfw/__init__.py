@@ -7,7 +7,7 @@ the boards, as one package (on a board: /lib/goclockfw, or frozen into the image
     app/       the clock at a board, without the board: buttons, gestures, voice, records
     audio/     what the speaker plays: clips and beep patterns
     board/     one module per board family (RP2040, ESP32, the desktop), the only hardware code
-    sim/       desktop-only: the scenario runner of `goclock simulate`
+    scenario/  desktop-only: the scenario runner of `goclock simulate`
 
 VERSION is the one place the version is kept: `info`, `goclock --version` and the host
 package's metadata all read it.

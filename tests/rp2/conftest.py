@@ -55,14 +55,14 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture(scope="session")
 def plain_image():
-    import build
+    from tools.rp2 import build
 
     return os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
 
 
 @pytest.fixture(scope="session")
 def frozen_image():
-    import build
+    from tools.rp2 import build
 
     return os.environ.get("GOCLOCK_RP2_FROZEN_IMAGE") or build.build(
         str(REPO / "boards" / "manifest.py")

@@ -6,14 +6,9 @@ the run, whatever pytest's capture setting.
 
 from pathlib import Path
 
-from support.tools import use_rp2_tools
+from tools.rp2 import client, emu, layout
 
 REPO = Path(__file__).resolve().parent.parent.parent
-use_rp2_tools()  # tools/rp2's modules import each other by name
-
-import client  # noqa: E402
-import emu  # noqa: E402
-import layout  # noqa: E402
 
 FIGURES = []  # (what, value)
 

@@ -2,11 +2,11 @@
 
 import os
 
-import build
 import pytest
-import uf2
 from rp2_helpers import REPO, emu, layout
 from rp2040py.device.load_flash import decode_block
+
+from tools.rp2 import build, uf2
 
 
 def test_uf2_blocks_carry_the_binary_at_flash_addresses():
@@ -23,7 +23,7 @@ def test_firmware_files_are_what_deploy_copies_to_a_pico():
     dests = [d for _s, d in layout.firmware_files()]
     assert "/main.py" in dests and "/lib/goclockfw/app/session.mpy" in dests
     assert "/lib/goclockfw/board/rp2board.mpy" in dests
-    assert not [d for d in dests if "/desktop/" in d or "/sim/" in d or "esp32board" in d]
+    assert not [d for d in dests if "/desktop/" in d or "/scenario/" in d or "esp32board" in d]
     assert not [d for d in dests if d.startswith("/lib/") and not d.endswith(".mpy")]
     assert [d for _s, d in layout.frozen_firmware_files()] == ["/main.py"]
 
@@ -52,7 +52,7 @@ def test_the_build_key_follows_the_frozen_files(tmp_path):
     # which exists once an image was built (make test-rp2 builds them first).
     tree = os.path.join(build.cache_dir(), "src-" + build.tree_key())
     if not os.path.exists(os.path.join(tree, ".done")):
-        pytest.skip("no prepared source tree in the cache: run tools/rp2/build.py")
+        pytest.skip("no prepared source tree in the cache: run python -m tools.rp2.build")
     mod = tmp_path / "m.py"
     mod.write_text("x = 1\n")
     manifest = tmp_path / "manifest.py"

@@ -7,7 +7,6 @@ loop over the session in virtual time, clockline serves it on a pty that `gocloc
 opens, linefaults breaks that line on request, games plays games on it.
 
 The firmware (`goclockfw`) and the host tool (`goclock`) are installed in the project's
-venv and pytest puts tests/ on the path; the only sys.path entries added anywhere in the
-tests are tools/ and tools/rp2 (support/tools.py), because those scripts import their
-siblings by name.
+venv, pytest puts tests/ on the path, and pytest.ini puts the repository root there, so the
+tools are the package `tools` (`from tools.rp2 import emu`): no test adds to sys.path.
 """

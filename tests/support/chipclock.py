@@ -1,6 +1,6 @@
 """The whole firmware on a chip model (CPython): games played through the real loop and session
 on desktop/chipboard.py's board, with the chip's costs on a virtual timeline, and the figures
-tests/test_chip_model.py asserts and tools/bench_chips.py prints.
+tests/test_chip_model.py asserts and tools/bench/chips.py prints.
 
 The flash is a NorFlash with the board's geometry (boards/<board>.json "flash") under
 littlefs-python with MicroPython's settings, so every erase littlefs or the log chunks ask
@@ -24,7 +24,8 @@ from goclockfw.desktop.chipcosts import chip_costs
 from goclockfw.desktop.chipmodel import ModelI2S
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.journal import RESERVE
-from support.lfs import lfs_fs
+
+from .lfs import lfs_fs  # relative: tools/bench/chips.py imports this as tests.support
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHIPS = ("rp2040", "esp32")
@@ -334,7 +335,7 @@ class ChipClock:
         }
 
 
-# ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench_chips.py prints them)
+# ----- the worst cases (tests/test_chip_model.py asserts them, tools/bench/chips.py prints them)
 
 
 def whole_game(chip, moves, seed=5, erase_max=False):

@@ -1,6 +1,6 @@
 """The real firmware under the MicroPython unix port on the desktop board, for tests.
 
-The launcher is goclock.simulator's `Firmware` (the one `make sim` uses): a pty for the
+The launcher is goclock.unixport's `Firmware` (the one `make sim` uses): a pty for the
 serial line, the keys on stdin, console lines on stdout. Tests use virtual time (the
 clock moves only with "!wait N"), so every tick they check is exact. The flash is an
 image file in the folder given; `flash_journal` reads it back on CPython with the
@@ -10,7 +10,7 @@ firmware's own storage code.
 import base64
 import os
 
-from goclock.simulator import Firmware
+from goclock.unixport import Firmware
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.chunks import ChunkPool
 from goclockfw.storage.journal import Journal

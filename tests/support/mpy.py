@@ -10,7 +10,7 @@ import os
 import subprocess
 
 from conftest import TESTS
-from goclock.simulate import micropython_env
+from goclock.unixport import micropython_env
 
 ENV = micropython_env([TESTS])
 

@@ -10,7 +10,7 @@ import math
 import random
 import struct
 
-from goclock import voice
+from goclock.voice import pack
 
 # (sample format, bytes a sample, format tag)
 KINDS = {
@@ -104,9 +104,9 @@ def record_pack(
     """A folder of recordings, one per phrase of the profile, cycling through `formats`
     ((kind, rate, channels); kind "s24x" is s24 in WAVE_FORMAT_EXTENSIBLE) and `peaks`. {file name: (kind, rate, channels, peak, burst)}."""
     folder.mkdir(parents=True, exist_ok=True)
-    profile = voice.load_profile(profile_name)
+    profile = pack.load_profile(profile_name)
     made = {}
-    for i, phrase in enumerate(voice.required_phrases(profile)):
+    for i, phrase in enumerate(pack.required_phrases(profile)):
         kind, rate, channels = formats[i % len(formats)]
         extensible = kind.endswith("x")  # "s24x": 24-bit in WAVE_FORMAT_EXTENSIBLE
         peak = peaks[i % len(peaks)]
@@ -114,7 +114,7 @@ def record_pack(
         mono = utterance(rate, burst, peak, seed=i)
         # A stereo take: the right channel a little quieter, as from a microphone off centre.
         data = [mono] if channels == 1 else [mono, [v * 0.8 for v in mono]]
-        name = voice.file_name(phrase, profile)
+        name = pack.file_name(phrase, profile)
         (folder / name).write_bytes(wav_bytes(data, rate, kind.rstrip("x"), extensible))
         made[name] = (kind, rate, channels, peak, burst)
     return made

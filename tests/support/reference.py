@@ -9,7 +9,7 @@ scenario runner) says for the same scenario, to compare line by line.
 import io
 import json
 
-from goclockfw.sim import simulate
+from goclockfw.scenario import runner
 
 STEP = 100
 SIDES = ("black", "white")
@@ -67,6 +67,6 @@ def play(draw, tc, think, until_steps):
 def core_lines(scenario):
     """(the core's lines but "ignored" and "final", the "final" line) for `scenario`."""
     buf = io.StringIO()
-    simulate.run(scenario, buf.write)
+    runner.run(scenario, buf.write)
     lines = [json.loads(x) for x in buf.getvalue().splitlines()]
     return [x for x in lines if x["event"] not in ("ignored", "final")], lines[-1]

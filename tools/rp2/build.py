@@ -23,9 +23,9 @@ frozen manifest with every file it freezes. Default cache: ~/.cache/goclock/rp2
 (GOCLOCK_RP2_CACHE moves it). A second run with the same inputs takes seconds and needs
 no network.
 
-    python tools/rp2/build.py                               # plain MicroPython
-    python tools/rp2/build.py --frozen boards/manifest.py   # goclock frozen in
-    python tools/rp2/build.py --frozen M --out build/rp2/fw.uf2
+    python -m tools.rp2.build                               # plain MicroPython
+    python -m tools.rp2.build --frozen boards/manifest.py   # goclock frozen in
+    python -m tools.rp2.build --frozen M --out build/rp2/fw.uf2
 
 The UF2's path is printed on stdout (and copied to --out when given).
 """
@@ -384,7 +384,7 @@ def build(manifest=None, cache=None, jobs=None, install=True):
         ]  # fmt: skip
         run(args)
         run(["make", "-C", bdir, "-j%d" % (jobs or os.cpu_count() or 2)])
-        from uf2 import bin_to_uf2  # a sibling: this script's folder is on the path
+        from .uf2 import bin_to_uf2
 
         os.makedirs(images, exist_ok=True)
         data = bin_to_uf2(_file_bytes(os.path.join(bdir, "firmware.bin")))

@@ -22,7 +22,7 @@ What it adds to rp2040py:
   so a second `Pico` can boot from the same flash.
 - The serial line as a byte pipe (`write`, `output`), or a pty (`--pty` on the CLI).
 
-CLI: python tools/rp2/emu.py --image fw.uf2 --fs-dir DIR [--seconds 5] [--send LINE]...
+CLI: python -m tools.rp2.emu --image fw.uf2 --fs-dir DIR [--seconds 5] [--send LINE]...
          [--save-fs out.img] [--pty]
 """
 

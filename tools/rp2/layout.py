@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
-from goclock import deploy
+from goclock import firmware as deploy
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARCH = "armv6m"  # the RP2040's Cortex-M0+ (deploy.ARCH["rp2"]); the probe is compiled here

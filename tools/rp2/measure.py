@@ -33,7 +33,7 @@ layout (as `goclock deploy` lays it out) and the frozen image, one after the oth
 `--time MODULE:FUNC` (repeatable) profiles a press instead: the probe times those
 functions, and their calls and microseconds per press are printed.
 
-    python tools/rp2/measure.py [--layout mpy|frozen|both] [--seconds 10] [--presses 6]
+    python -m tools.rp2.measure [--layout mpy|frozen|both] [--seconds 10] [--presses 6]
         [--image UF2] [--frozen-image UF2] [--time MODULE:FUNC ...]
 """
 
@@ -43,14 +43,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-
-# Siblings: run as a script, this folder is the first entry of sys.path.
-import build  # noqa: E402
-import client  # noqa: E402
-import emu  # noqa: E402
-import layout  # noqa: E402
+from .. import ROOT as REPO
+from . import build, client, emu, layout
 
 # Long enough that nothing runs out while measuring: every press is an ordinary move.
 TC = {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}

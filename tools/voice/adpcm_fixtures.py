@@ -9,7 +9,7 @@ tests/data/voice_adpcm/ gets
   - shipped.json: for every clip of the packs in sounds/, the CRC-32 and sample count of
     sox's decoding (`make sounds` runs this after make_packs.py).
 CI needs no sox: the tests compare the firmware decoder with these.
-Run: python tools/voice/adpcm_fixtures.py
+Run: python -m tools.voice.adpcm_fixtures
 """
 
 import json

@@ -3,7 +3,7 @@
 Runs under the MicroPython unix port (the viper decoder, and the plain-Python one for
 comparison) and under CPython:
     MICROPYPATH=firmware .venv/bin/micropython tools/voice/bench_adpcm.py
-    .venv/bin/python tools/voice/bench_adpcm.py
+    .venv/bin/python -m tools.voice.bench_adpcm
 It decodes tests/data/voice_adpcm/sweep.wav's blocks over and over (one reused output
 buffer, as a player would) and prints microseconds per second of audio, best of 5 runs.
 """
@@ -22,13 +22,7 @@ except ImportError:  # CPython
         return a - b
 
 
-if sys.implementation.name != "micropython":
-    import os
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "firmware"))
-
-from goclockfw.audio import adpcm  # noqa: E402
+from goclockfw.audio import adpcm  # MicroPython: MICROPYPATH=firmware; CPython: installed
 
 RATE = 16000
 ALIGN = 256

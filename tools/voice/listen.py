@@ -14,7 +14,7 @@ numbers spelled out) and compared by edit distance. A clip counts as
 The counts "1".."10" are also reported apart: a lone syllable without context is hard
 for a machine listener; people at a board know a count is coming.
 
-Run: python tools/voice/listen.py [--json OUT] PACK_DIR [PACK_DIR ...]
+Run: python -m tools.voice.listen [--json OUT] PACK_DIR [PACK_DIR ...]
 (a pack directory holds manifest.json and the clips: PCM or IMA ADPCM WAV).
 """
 
@@ -29,11 +29,8 @@ import tempfile
 import time
 import wave
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-import wavio  # noqa: E402
+from .. import ROOT
+from . import wavio
 
 MODEL_DIR = os.path.join(ROOT, "build", "voice", "whisper-base")
 LANGS = {"cn": "zh", "jp": "ja", "en": "en"}

@@ -1,6 +1,6 @@
 """Generate the voice packs in sounds/ with neural voices (`make sounds`).
 
-For every phrase a pack needs (goclock.voice.required_phrases) this
+For every phrase a pack needs (goclock.voice.pack.required_phrases) this
   1. speaks it with Kokoro-82M (tools/voice/kokoro.py) from the phonemes of
      tools/voice/texts.py (engine "openjtalk", the HTS voice "Mei" of pyopenjtalk-plus,
      stays available for Japanese: it scored lower, see docs/voices.md);
@@ -10,13 +10,13 @@ For every phrase a pack needs (goclock.voice.required_phrases) this
      resamples to 16 kHz;
   3. writes it into sounds/<pack>/ as 16 kHz IMA ADPCM (tag 0x11, 256-byte blocks, 505
      samples a block), which the players decode (firmware/goclockfw/audio/adpcm.py).
-The manifest is goclock.voice.build_manifest's (it checks the pack as `goclock voice
+The manifest is goclock.voice.pack.build_manifest's (it checks the pack as `goclock voice
 check` does: every phrase, every slot, 600 KB). The slot limits come from
-goclock.voice.slot_rules, shared out as tools/make_sounds.py does. A pack's
+goclock.voice.pack.slot_rules, shared out as tools/voice/espeak_packs.py does. A pack's
 LICENSE/CREDITS files name the voice and its licence.
 
 The output is reproducible: the models run on the CPU with fixed inputs, sox runs with -R
-and no dither. Run: python tools/voice/make_packs.py [PACK ...] (default: all).
+and no dither. Run: python -m tools.voice.make_packs [PACK ...] (default: all).
 """
 
 import os
@@ -29,18 +29,11 @@ import zlib
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "host"))
+from goclock.voice import pack as voice
 
-import credits  # noqa: E402
-import texts  # noqa: E402
-import wavio  # noqa: E402
-
-import make_sounds  # noqa: E402
-from goclock import voice  # noqa: E402
+from .. import ROOT
+from . import credits, texts, wavio
+from . import espeak_packs as make_sounds
 
 RATE = 16000
 SAFETY = 0.9  # aim this far under each slot limit
@@ -90,7 +83,7 @@ def need(tool):
 def speak(pack, phrase, engine, voice_name, speed, preset_pause=False):
     """(float32 samples, rate) of the raw synthesis."""
     if engine == "kokoro":
-        import kokoro
+        from . import kokoro
 
         phonemes = texts.PHONEMES[pack](phrase)
         if preset_pause:

@@ -1,12 +1,12 @@
 """Score kept transcriptions again (after a change to the comparison), without listening.
 
-Run: python tools/voice/rescore.py LANG TUNE_OR_SCORE.json
+Run: python -m tools.voice.rescore LANG TUNE_OR_SCORE.json
 """
 
 import json
 import sys
 
-import listen
+from . import listen
 
 
 def main(argv):

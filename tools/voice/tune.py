@@ -7,7 +7,7 @@ zm_yunxi~1.2 (sox tempo for every clip),
 zm_yunxi#0.8 (Kokoro's speed for the counts), zm_yunxi, (a comma
 before a preset's number) or zm_yunxi+zf_xiaoxiao:0.3; the engine is the pack's unless VOICE is mei_normal (Open JTalk).
 
-Run: python tools/voice/tune.py PACK CANDIDATE [CANDIDATE ...] [--json OUT]
+Run: python -m tools.voice.tune PACK CANDIDATE [CANDIDATE ...] [--json OUT]
 """
 
 import argparse
@@ -19,12 +19,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import listen  # noqa: E402
-import make_packs  # noqa: E402
-from make_packs import voice  # noqa: E402
+from . import listen, make_packs
+from .make_packs import voice
 
 
 def parse(candidate, base):

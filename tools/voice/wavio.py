@@ -4,14 +4,9 @@ ADPCM is decoded by the firmware's own decoder (firmware/goclockfw/audio/adpcm.p
 the listening test hears what the clock will play.
 """
 
-import os
 import struct
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "firmware"))
-
-from goclockfw.audio import adpcm  # noqa: E402
+from goclockfw.audio import adpcm
 
 
 def chunks(data):

@@ -12,8 +12,10 @@ first; each code gives one sample. decode_block() writes 16-bit little-endian si
 samples into a bytearray the caller allocated once (2 * samples_per_block bytes), so a
 player decodes block after block without allocating.
 
-On MicroPython the work is done by a viper function; on CPython (the tests, the tools)
-by the same arithmetic in plain Python. Both give what sox's decoder gives, bit for bit.
+On MicroPython the work is done by a viper function (audio/adpcm_viper.py); on CPython
+(the tests, the tools), and on a port whose compiler has no native emitter (the
+WebAssembly port, which refuses the whole viper module), by the same arithmetic in plain
+Python. Both give what sox's decoder gives, bit for bit.
 
     decode_block(src, nbytes, dst) -> samples
 
@@ -127,58 +129,11 @@ def _decode_py(src, nbytes, dst):
     return (nbytes - HEADER_BYTES) * 2 + 1
 
 
+decode_block = _decode_py
 if micropython is not None:
-    # The decorator must be spelled out: MicroPython's compiler recognises it by name.
-    @micropython.viper
-    def _decode_viper(src, nbytes: int, dst) -> int:
-        if nbytes < 4:
-            return 0
-        s = ptr8(src)  # noqa: F821 (a viper builtin)
-        d = ptr16(dst)  # noqa: F821
-        steps = ptr16(_STEPS)  # noqa: F821
-        pred = s[0] | (s[1] << 8)
-        if pred >= 0x8000:
-            pred -= 0x10000
-        index = s[2]
-        if index > 88:
-            index = 0
-        d[0] = pred
-        out = 1
-        i = 4
-        while i < nbytes:
-            byte = s[i]
-            code = byte & 0x0F
-            half = 0
-            while half < 2:
-                step = steps[index]
-                diff = step >> 3
-                if code & 4:
-                    diff += step
-                if code & 2:
-                    diff += step >> 1
-                if code & 1:
-                    diff += step >> 2
-                if code & 8:
-                    pred -= diff
-                    if pred < -32768:
-                        pred = -32768
-                else:
-                    pred += diff
-                    if pred > 32767:
-                        pred = 32767
-                if code & 4:
-                    index += 2 * (code & 3) + 2
-                    if index > 88:
-                        index = 88
-                elif index > 0:
-                    index -= 1
-                d[out] = pred
-                out += 1
-                code = byte >> 4
-                half += 1
-            i += 1
-        return out
+    try:
+        from goclockfw.audio.adpcm_viper import _decode_viper
 
-    decode_block = _decode_viper
-else:
-    decode_block = _decode_py
+        decode_block = _decode_viper
+    except SyntaxError:  # a port built without native code (webassembly): plain Python
+        pass

@@ -1,6 +1,6 @@
 """The desktop board: the firmware under the MicroPython unix port, on a PC.
 
-Set up by environment variables (tools/sim.py and the tests set them):
+Set up by environment variables (tools/termclock and the tests set them):
 
   GOCLOCK_FLASH       directory holding the flash image, flash.img (default ./sim-flash)
   GOCLOCK_BOARD_FILE  a board file (boards/*.json) whose "flash" geometry the image has
@@ -31,7 +31,7 @@ down until the next "h", "q" quits. A tap is TAP_MS long. Lines starting with
 
 The speaker, the display and the LED are JSON lines on stdout for the
 launcher: {"play": clip path}, {"beep": steps}, {"view": {...}}, {"led": 0|1}.
-tools/sim.py plays the clips with the PC's audio player and draws the view.
+tools/termclock plays the clips with the PC's audio player and draws the view.
 
 The flash is a NOR flash image (flash.py) with the board's geometry, mounted with the
 unix port's own littlefs (os.VfsLfs2) at /flash: the storage code runs exactly as on a

@@ -1,6 +1,6 @@
 """The desktop board's speaker (desktop/board.py uses it; the flash is desktop/flash.py).
 
-The speaker tells the launcher (tools/sim.py) which clip to play, as a JSON line on
+The speaker tells the launcher (tools/termclock) which clip to play, as a JSON line on
 stdout, and is busy for the clip's length, read from its WAV header by the players' own
 parser (audio/wavhead.py: PCM or IMA ADPCM), so the announcer queues and cuts calls as on
 a board, and a clip the clock's players would refuse is refused here too.

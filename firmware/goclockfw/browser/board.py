@@ -1,0 +1,180 @@
+"""The browser board: the firmware's loop in a web page, driven one pass at a time by the page.
+
+The page (web/src/js/sim/) owns the time and the events: before each pass it sets the tick
+(from the browser's clock, Date.now, which a test can fake) and hands over what happened
+since the last pass; `wait` only records how long the loop would sleep, and the page sets a
+timer for the next pass. Nothing here blocks or reads a clock.
+
+- Buttons: the keys of `make sim` (desktop/board.py): a tap of the left button, of the
+  right one, of the arbiter key (TAP_MS long), and the arbiter key held down until told to
+  let go; the on-screen buttons also press and release for as long as they are held.
+- Display: an SSD1306 128x64 (browser/oled.py) that app/screen.py draws on, as on a board.
+- Speaker: desktop/parts.py's, which tells the page which clip to play (the page decodes
+  the pack's IMA ADPCM and plays it through WebAudio) and is busy for the clip's length.
+- Serial line: bytes the page's virtual port wrote, and bytes for it; the line takes at
+  most TX_ROOM bytes a pass, so a page that stops reading holds the clock's output back as
+  a real line would.
+- Flash: files in the page's memory, saved to IndexedDB by the page (browser/flash.py).
+
+What the loop shows or says comes out as the desktop board's console objects ({"play": clip},
+{"say": phrase}, {"view": ...}, {"led": 0|1}); `take_output` hands them to the page.
+"""
+
+import gc
+
+from goclockfw.app.buttons import CHANNEL_NAMES, EdgeRing
+from goclockfw.browser.flash import BrowserFS, ChunkFiles
+from goclockfw.browser.oled import Oled
+from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
+from goclockfw.desktop.parts import DesktopPlayer
+
+TAP_MS = 80  # how long a key's tap holds its button down (as desktop/board.py's)
+TX_ROOM = 4096  # bytes the virtual line takes in one pass
+FLASH_ROOT = "/flash"
+SOUNDS = "/sounds"
+
+
+class BrowserBoard:
+    family = "browser"
+    has_console = True
+
+    def __init__(self, now=0, held=(), display=True):
+        self.name = "browser"
+        self.notices = []
+        self.fs = BrowserFS(FLASH_ROOT)
+        self.flash = ChunkFiles(self.fs)
+        self.sounds = SOUNDS
+        self.ring = EdgeRing()
+        self.display = Oled() if display else None
+        self.quit = False
+        self.watch_serial = True
+        self.now = now & TICKS_MAX
+        self.wait_ms = 0  # what the last pass asked to sleep
+        self.kbd = -1
+        self._down = bytearray(3)  # held (on-screen button, or "h")
+        for name in held:  # held at power-up
+            self._down[CHANNEL_NAMES.index(name)] = 1
+        self._tap_end = [None, None, None]
+        self._rx = bytearray()
+        self._tx = bytearray()
+        self._out = []
+        self._led = -1
+
+    # ----- time ---------------------------------------------------------------------
+
+    def ticks(self):
+        return self.now
+
+    def wait(self, ms):
+        self.wait_ms = ms if ms > 0 else 0
+
+    def wake_ms(self, running):
+        return None  # the page runs a pass at once when an input comes
+
+    def next_input_ms(self, now):
+        """Ms until a tap lets its button go, or None."""
+        best = None
+        for end in self._tap_end:
+            if end is not None:
+                d = ticks_diff(end, now)
+                d = d if d > 0 else 0
+                if best is None or d < best:
+                    best = d
+        return best
+
+    # ----- buttons ------------------------------------------------------------------
+
+    def level(self, ch):
+        return 1 if self._down[ch] or self._tap_end[ch] is not None else 0
+
+    def tap(self, ch, now):
+        was = self.level(ch)
+        self._tap_end[ch] = ticks_add(now, TAP_MS)
+        if not was:
+            self.ring.put(ch, now, 1)
+
+    def hold(self, ch, down, now):
+        was = self.level(ch)
+        self._down[ch] = 1 if down else 0
+        if self.level(ch) != was:
+            self.ring.put(ch, now, self.level(ch))
+
+    def toggle(self, ch, now):
+        self.hold(ch, not self._down[ch], now)
+
+    def held(self, ch):
+        return self._down[ch] == 1
+
+    def poll_inputs(self, now):
+        for ch in range(3):
+            end = self._tap_end[ch]
+            if end is not None and ticks_diff(now, end) >= 0:
+                self._tap_end[ch] = None
+                if not self._down[ch]:
+                    self.ring.put(ch, end, 0)
+
+    # ----- serial ---------------------------------------------------------------------
+
+    def receive(self, data):
+        """Bytes the page's virtual port wrote to the clock."""
+        self._rx.extend(data)
+
+    def read_serial(self):
+        if not self._rx:
+            return None
+        data = bytes(self._rx[:256])
+        self._rx = self._rx[256:]
+        return data
+
+    def serial_send(self, data):
+        room = TX_ROOM - len(self._tx)
+        n = len(data) if len(data) < room else room
+        if n > 0:
+            self._tx.extend(data[:n])
+        return n if n > 0 else 0
+
+    def take_serial(self):
+        data = bytes(self._tx)
+        self._tx = bytearray()
+        return data
+
+    # ----- the rest of the board ----------------------------------------------------------
+
+    def kbd_intr(self, enable):
+        self.kbd = 3 if enable else -1  # no Ctrl-C to stop a page: only reported
+
+    def console(self, obj):
+        if "view" in obj:  # only the newest view matters to the page
+            for i in range(len(self._out)):
+                if "view" in self._out[i]:
+                    self._out[i] = obj
+                    return
+        self._out.append(obj)
+
+    def take_output(self):
+        out = self._out
+        self._out = []
+        return out
+
+    def set_led(self, on):
+        on = 1 if on else 0
+        if on != self._led:
+            self._led = on
+            self.console({"led": on})
+
+    def battery_mv(self):
+        return None  # no battery in a page
+
+    def ram_free(self):
+        gc.collect()
+        return gc.mem_free()
+
+    def make_player(self, rate, volume):
+        return DesktopPlayer(self, volume)
+
+    def close_player(self):
+        pass
+
+
+def make_board(path=None, chip=None):
+    return BrowserBoard()

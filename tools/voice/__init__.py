@@ -1,0 +1,1 @@
+"""The voice packs' tools (`make sounds`, `make voice-score`), run in .venv-voice."""

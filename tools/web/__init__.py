@@ -1,0 +1,1 @@
+"""The web app's tools: `make bench-web` (python -m tools.web.bench)."""
