@@ -6,7 +6,9 @@ main.py's loop then uses. It adds one serial command, `probe`, answering with th
 after a gc.collect() (the real gc.mem_free() of the running firmware) and with what the
 previous request cost on the chip: `last_us`, emulated microseconds (time.ticks_us) from
 Protocol.feed taking the request's bytes to the moment the loop has handed the last byte
-of its reply (and of any event it produced) to the USB serial (Loop._send), and
+of its reply (and of any event it produced) to the USB serial (Loop._send); `last_cpu_us`,
+the same without the loop's sleeps in between (a reply or events longer than a USB
+packet go out over several passes, the loop sleeping a few ms between them); and
 `last_alloc`, gc.mem_alloc() growth over the same span (valid while no collection falls
 inside: the probe collects right before, so only a request allocating more than the free
 heap would; a negative value says it did).
@@ -55,7 +57,7 @@ from goclockfw.app import loop, session
 from goclockfw.protocol import commands
 
 # t0 (us), alloc0, last_us, last_alloc, measuring, sections read, longest Session.step (us)
-_last = [0, 0, 0, 0, 0, 0, 0]
+_last = [0, 0, 0, 0, 0, 0, 0, 0, 0]
 _feed = commands.Protocol.feed
 _send = loop.Loop._send
 _init = commands.Protocol.__init__
@@ -82,20 +84,24 @@ if hasattr(micropython, "alloc_emergency_exception_buf"):  # the rp2 port's
 
 
 def _timed_wait(ms):
-    if _win[2] != 2:
+    if _win[2] != 2 and not _last[4]:
         return _wait[0](ms)
     t = time.ticks_us()
     _wait[0](ms)
-    _slept[0] += time.ticks_diff(time.ticks_us(), t)
+    t = time.ticks_diff(time.ticks_us(), t)
+    if _win[2] == 2:
+        _slept[0] += t
+    if _last[4]:
+        _last[7] += t  # a request is in flight: its CPU leaves the loop's sleeps out
 
 
 def _probe_pass(self):
-    w = _win
-    if w[2] == 0:  # no window, or not asked for yet
-        return _pass(self)
     if _wait[0] is None:
         _wait[0] = self.board.wait
         self.board.wait = _timed_wait
+    w = _win
+    if w[2] == 0:  # no window, or not asked for yet
+        return _pass(self)
     if w[2] == 1:  # the probe's reply went out in the pass before: the window starts
         w[2] = 2
         w[4] = w[5] = w[7] = w[8] = 0
@@ -153,6 +159,7 @@ def _probe_feed(self, data, put=None, room=None):
     # gc.mem_alloc() walks the whole heap's block table (milliseconds on an RP2040): read
     # before the clock starts, so the probe's own cost is not the request's.
     _last[1] = gc.mem_alloc()
+    _last[7] = 0
     _last[0] = time.ticks_us()
     _last[4] = 1
     return _feed(self, data, put, room)
@@ -166,6 +173,7 @@ def _probe_send(self):
         _sends[0] = t
     if _last[4] and not self.session.out.used:  # the reply is out, all of it
         _last[2] = time.ticks_diff(time.ticks_us(), _last[0])
+        _last[8] = _last[2] - _last[7]
         _last[3] = gc.mem_alloc() - _last[1]
         _last[4] = 0
     if _last[5] and not self.session.out.used:
@@ -237,6 +245,7 @@ def _probe(req):
         "mem_free": gc.mem_free(),
         "mem_alloc": gc.mem_alloc(),
         "last_us": _last[2],
+        "last_cpu_us": _last[8],
         "last_alloc": _last[3],
         "app_file": session.__file__,
         "probe_bytes": probe_bytes,
