@@ -370,6 +370,10 @@ class Session:
             a.fault = None
         if self._upkeep_due(running, now):
             self._upkeep(running, now)
+        elif running and not self.changed:
+            # A pass where nothing happened: the next call's clip made ready, so that its
+            # deadline only starts it (announcer.prepare: at once when it already is).
+            a.prepare(clock.next_phrase())
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self._status_at) >= STATUS_MS)
         ):
