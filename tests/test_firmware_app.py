@@ -325,6 +325,41 @@ def test_the_view_shows_both_times_whose_turn_and_pause(tmp_path):
         fw.stop()
 
 
+def test_what_a_host_does_is_said_and_shown_at_the_board(tmp_path):
+    """The board says what a host did as the arbiter key would have (暂停, 继续, 重新开局,
+    已记迟到, 到场), a paused clock still marks the side to move, and a side marked late is
+    shown absent until it arrives (the sim screen draws these views)."""
+    fw = boot(tmp_path, env={"GOCLOCK_VIEW": "1"})
+
+    def views(out):
+        return [x["view"] for x in out if "view" in x]
+
+    try:
+        set_tc(fw, {"type": "byoyomi", "main": 60, "periods": 3, "period": 30})
+        assert fw.request({"cmd": "late", "side": "black"})["accepted"]
+        out = fw.wait(10)
+        assert said(out) == ["已记迟到"] and views(out)[-1]["note"] == "BLACK ABSENT"
+        fw.keys("l")  # White's button starts Black's clock; Black is away
+        out = fw.wait(3000)
+        assert views(out)[-1]["note"] == "BLACK ABSENT" and views(out)[-1]["mark"] == "black"
+        r = fw.request({"cmd": "arrive", "side": "black"})
+        assert r["accepted"] and r["late_ms"] == 3000 and r["charged_ms"] == 3000
+        out = fw.wait(10)
+        assert said(out) == ["到场"] and views(out)[-1]["note"] == ""
+        assert fw.request({"cmd": "pause"})["state"] == "paused"
+        out = fw.wait(10)
+        assert said(out) == ["暂停"]
+        assert views(out)[-1]["note"] == "PAUSED" and views(out)[-1]["mark"] == "black"
+        assert fw.request({"cmd": "resume"})["state"] == "running"
+        assert said(fw.wait(10)) == ["继续"]
+        fw.request({"cmd": "pause"})
+        assert fw.request({"cmd": "reset"})["state"] == "idle"
+        out = fw.wait(10)
+        assert said(out) == ["暂停", "重新开局"] and views(out)[-1]["note"] == "White starts"
+    finally:
+        fw.stop()
+
+
 def test_maintenance_ends_the_game_so_a_host_can_take_the_repl(tmp_path):
     fw = boot(tmp_path)
     try:

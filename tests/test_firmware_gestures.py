@@ -9,6 +9,7 @@ import pytest
 
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.app.gestures import CONFIRM_MS, HOLD_MS, LATE_MS, MENU_TIMEOUT_MS, TAP_MS
+from goclockfw.app.wake import session_ms
 from support.sessions import make_session
 
 BYO = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
@@ -24,30 +25,32 @@ class Hands:
         self.said = []  # device notices by name ("pause"), calls as said
         names = {phrase: name for name, phrase in self.s.announcer.notices.items()}
         self.s.announcer.echo = lambda phrase: self.said.append(names.get(phrase, phrase))
-        self.s.set_config(dict(self.s.store.config, time_control=tc))
+        self.s.commands.set_config(dict(self.s.store.config, time_control=tc))
         if presets is not None:
-            self.s.set_presets(presets)
-        self.s.reset(None)
+            self.s.commands.set_presets(presets)
+        self.s.commands.reset(None)
+        del self.said[:]  # the set-up's own "reset": what the hands do is said from here on
 
     def run_to(self, t):
         s = self.s
         while self.t < t:
-            wait = s.wait_ms(self.t)
+            wait = session_ms(s, self.t)
             self.t = t if wait <= 0 or self.t + wait > t else self.t + wait
             for ch in range(3):
-                s.level(ch, self.levels[ch], self.t)
+                s.deb.observe(ch, self.levels[ch], self.t)
+                s.deb.settle(ch, self.levels[ch], self.t)
             s.step(self.t)
 
     def down(self, ch, t):
         self.run_to(t)
         self.levels[ch] = 1
-        self.s.edge(ch, t, 1)
+        self.s.deb.edge(ch, t, 1)
         self.run_to(t + 30)
 
     def up(self, ch, t):
         self.run_to(t)
         self.levels[ch] = 0
-        self.s.edge(ch, t, 0)
+        self.s.deb.edge(ch, t, 0)
         self.run_to(t + 30)
 
     def tap(self, ch, t, ms=80):
@@ -192,11 +195,11 @@ def test_late_marked_at_the_board_and_arrival_by_the_late_side_s_button():
     assert h.said[-1] == "late"
     h.up(ARBITER, h.t)
     h.tap(LEFT, h.t + 500)  # Black is late
-    assert h.said[-1] == "late_marked" and h.s.is_absent(0)
+    assert h.said[-1] == "late_marked" and h.s.commands.is_absent(0)
     start = h.t + 1000
     h.tap(RIGHT, start)  # White starts Black's clock; Black is not there
     h.tap(LEFT, start + 60000)  # Black sits down: arrival, not a move
-    assert not h.s.is_absent(0) and h.s.clock.moves_made == 0 and h.said[-1] == "arrive"
+    assert not h.s.commands.is_absent(0) and h.s.clock.moves_made == 0 and h.said[-1] == "arrive"
     kinds = h.events()
     assert kinds.index("late") < kinds.index("start") < kinds.index("arrive")
     # charged twice the lateness in all: 60 s ran on its clock, 60 s more come off
@@ -216,4 +219,6 @@ def test_late_lapses_without_a_button():
     h.run_to(1000 + HOLD_MS + 50)
     h.up(ARBITER, h.t)
     h.run_to(h.t + LATE_MS + 100)
-    assert h.said[-1] == "cancel" and not h.s.is_absent(0) and not h.s.is_absent(1)
+    assert (
+        h.said[-1] == "cancel" and not h.s.commands.is_absent(0) and not h.s.commands.is_absent(1)
+    )

@@ -173,6 +173,25 @@ def test_view_shows_byoyomi_moves_and_flags():
     assert view(status(), menu="2 1h + 3x30s")["note"].startswith("preset 2")
 
 
+def test_view_marks_the_side_to_move_also_while_paused():
+    assert view(status())["mark"] == "black"
+    assert view(status(state="paused", turn="white"))["mark"] == "white"  # runs on resume
+    assert view(status(state="idle", turn=None))["mark"] is None
+    assert view(status(state="ended", black={"main_ms": 0, "flagged": True}))["mark"] is None
+
+
+def test_view_shows_a_side_marked_late_as_absent_until_it_arrives():
+    absent = {"main_ms": 60000, "flagged": False, "periods": 5, "period_ms": 60000, "absent": True}
+    # Black marked late before the start: absent, not "White starts".
+    assert view(status(state="idle", turn=None, black=absent))["note"] == "BLACK ABSENT"
+    assert view(status(black=absent))["note"] == "BLACK ABSENT"  # its clock runs meanwhile
+    assert view(status(white=dict(absent, main_ms=30000)))["note"] == "WHITE ABSENT"
+    assert view(status(black=absent, white=absent))["note"] == "BOTH ABSENT"
+    assert view(status(state="paused", black=absent))["note"] == "PAUSED"  # the clocks stopped
+    lost = dict(absent, main_ms=0, flagged=True)
+    assert view(status(state="ended", black=lost))["note"] == "BLACK FLAG"
+
+
 SCREEN = """
 import framebuf, json
 from goclockfw.app.display import view
@@ -233,6 +252,17 @@ out["paused"] = d.sent[:]
 # the big digits land where they should: row 8 of the buffer holds black's time
 lit = sum(1 for x in range(128) if d.pixel(x, 12))
 out["lit"] = lit
+d.sent.clear()
+fast = {"type": "byoyomi", "main": 1800, "periods": 3, "period": 30}
+s.update(view(status("idle", 6894000, 6900000), menu="3 fast", menu_tc=fast))
+while s.step():
+    pass
+out["menu"] = d.sent[:], view(status("idle", 0, 0), menu="3 fast", menu_tc=fast)["detail"]
+out["menu_lit"] = sum(1 for x in range(128) for y in range(48, 56) if d.pixel(x, y))
+s.update(view(status("idle", 6894000, 6900000)))  # the menu left: its line goes
+while s.step():
+    pass
+out["menu_left"] = sum(1 for x in range(128) for y in range(48, 56) if d.pixel(x, y))
 print(json.dumps(out))
 """
 
@@ -240,8 +270,15 @@ print(json.dumps(out))
 def test_screen_sends_only_changed_pages_a_few_at_a_time(micropython, tmp_path):
     out = run_mpy_json(micropython, tmp_path, SCREEN)[-1]
     assert out["first"] == [[0, 1, 2, 3, 4, 5, 6, 7], 4]  # the whole screen, 2 pages a step
-    assert out["all_regions"] == [0, 1, 2, 3, 4, 5, 7]
+    assert out["all_regions"] == [0, 1, 2, 3, 4, 5, 6, 7]
     assert out["one_second"] == [1, 2]  # Black's time only: its two pages
     assert out["nothing"] == [False, []]
-    assert out["paused"] == [0, 7]  # the marker on Black's line goes, the note says PAUSED
+    # Paused: the marker stays on Black's line (Black's clock runs on resume), the note says
+    # PAUSED: only the note's page changes.
+    assert out["paused"] == [7]
     assert out["lit"] > 10
+    # The preset menu: its time control on page 6 (under the note "preset 3 fast"), gone
+    # with the menu. From paused to idle the marker leaves Black's line too (page 0: no
+    # side to move before the game starts).
+    assert out["menu"] == [[0, 6, 7], "byo 30m+3x30s"]  # marker, detail and note, no more
+    assert out["menu_lit"] > 40 and out["menu_left"] == 0

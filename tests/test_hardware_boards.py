@@ -3,7 +3,7 @@
 BOOTSEL (Pico) and BOOT (DevKitC) sit on the board, out of reach inside a case, so each
 board has a variant whose arbiter key is an external switch from GPIO13 to GND
 (docs/build.md). The board layers take a GPIO arbiter as they take a player button;
-here each variant is loaded through the fake hardware of tests/test_firmware_hal.py and
+here each variant is loaded through the fake hardware of tests/test_firmware_boards.py and
 its key pressed.
 """
 
@@ -12,11 +12,11 @@ import os
 
 import pytest
 
-import test_firmware_hal as fw
+import test_firmware_boards as fw
 from conftest import REPO
 from goclockfw.app.buttons import ARBITER, Debouncer
 
-hal = fw.hal  # the fixture: fake machine/rp2 modules, the board layers imported fresh
+hw = fw.hw  # the fixture: fake machine/rp2 modules, the board layers imported fresh
 FakePin = fw.FakePin
 
 VARIANTS = {"pico-case": "pico", "pico-w-case": "pico-w", "esp32-devkitc-case": "esp32-devkitc"}
@@ -64,9 +64,9 @@ def test_no_board_file_puts_two_parts_on_one_gpio(name):
     assert len(gpios) == len(set(gpios)), used
 
 
-def _press_arbiter(hal, board, pin):
+def _press_arbiter(hw, board, pin):
     deb = Debouncer()
-    hal.clock["ms"] = 5000
+    hw.clock["ms"] = 5000
     pin.edge(0)  # the key goes down: its interrupt records the edge
     board.ring.drain(deb)
     assert board.level(ARBITER) == 1
@@ -77,25 +77,25 @@ def _press_arbiter(hal, board, pin):
 
 
 @pytest.mark.parametrize("variant", ["pico-case", "pico-w-case"])
-def test_the_pico_variants_read_the_arbiter_key_on_gp13_not_bootsel(hal, variant):
+def test_the_pico_variants_read_the_arbiter_key_on_gp13_not_bootsel(hw, variant):
     spec = board_file(variant)
     spec.pop("display")  # no I2C in the fakes
-    board = hal.rp2mod.Rp2Board(spec)
+    board = hw.rp2mod.Rp2Board(spec)
     key = FakePin.pins[ARBITER_GPIO]
     assert key.pull == FakePin.PULL_UP and key.hard is True
     assert board._bootsel is False  # BOOTSEL is not sampled at all
-    hal.rp2.bootsel = 1  # ... so holding it does nothing
+    hw.rp2.bootsel = 1  # ... so holding it does nothing
     board.poll_inputs(4000)
     assert board.level(ARBITER) == 0
-    hal.rp2.bootsel = 0
-    _press_arbiter(hal, board, key)
+    hw.rp2.bootsel = 0
+    _press_arbiter(hw, board, key)
     # The loop's sleep ends at the key's edge (the edge ring), as for a player button
     # without a state machine.
     steps = []
 
     def ipoll(ms):
         steps.append(ms)
-        hal.clock["ms"] += ms
+        hw.clock["ms"] += ms
         return iter([])
 
     board._ipoll_in = ipoll
@@ -104,15 +104,15 @@ def test_the_pico_variants_read_the_arbiter_key_on_gp13_not_bootsel(hal, variant
     assert len(steps) == 1
 
 
-def test_the_esp32_variant_reads_the_arbiter_key_on_gpio13(hal):
+def test_the_esp32_variant_reads_the_arbiter_key_on_gpio13(hw):
     FakePin.soft_only = True  # the ESP32 has soft pin interrupts only
     try:
         spec = board_file("esp32-devkitc-case")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         key = FakePin.pins[ARBITER_GPIO]
         assert 0 not in FakePin.pins  # BOOT (GPIO0) is left alone
         assert key.pull == FakePin.PULL_UP and key.handler is not None
-        _press_arbiter(hal, board, key)
+        _press_arbiter(hw, board, key)
     finally:
         FakePin.soft_only = False

@@ -96,7 +96,7 @@ def test_reset_without_a_game_in_progress_asks_nothing(line, capsys, state):
 def test_running_clock_is_refused_by_the_clock(line, capsys):
     line.clock.start()
     rc, out, err = run(capsys, "--port", line.path, "reset", "--yes")
-    assert rc == 2 and "a clock is running: pause it first" in err
+    assert rc == 2 and "the clock is running: pause it first" in err
     assert line.session.clock.state == "running"
 
 
@@ -124,7 +124,8 @@ def test_late_and_arrive(line, capsys):
     assert line.requests[-1]["cmd"] == "late" and line.requests[-1]["side"] == "white"
     assert line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "--json", "arrive", "white")
-    assert rc == 0 and json.loads(out) == {"accepted": True}
+    # White arrives at once: nothing to charge, and the reply says so.
+    assert rc == 0 and json.loads(out) == {"accepted": True, "charged_ms": 0, "late_ms": 0}
     assert not line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "arrive", "white")
     assert rc == 2

@@ -34,7 +34,8 @@ def test_request_and_reply(client, line):
 def test_refusal_becomes_device_error(client):
     with pytest.raises(DeviceError) as err:
         client.request("resume")
-    assert "the clock refused resume: the clocks are not paused" == str(err.value)
+    assert "the clocks are not paused" == str(err.value)  # the words, not `resume`
+    assert (err.value.cmd, err.value.reason) == ("resume", "the clocks are not paused")
 
 
 def reply_at(line, rid):

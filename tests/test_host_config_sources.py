@@ -77,7 +77,7 @@ def test_presets_are_numbered_from_1(line, capsys):
     rc, out, err = run(capsys, "--port", line.path, "presets", "push", "cn-national", "ing")
     assert rc == 0, err
     assert out.splitlines()[:2] == ["1  cn-national  cn 2h/5", "2  ing  ing 3h+3x20m"]
-    assert [p["name"] for p in line.session.get_presets()] == ["cn-national", "ing"]
+    assert [p["name"] for p in line.session.commands.get_presets()] == ["cn-national", "ing"]
     rc, out, err = run(capsys, "--port", line.path, "presets", "list", "--device")
     rows = [line.split() for line in out.splitlines() if "cn-national" in line or " ing " in line]
     assert [r[1] for r in rows] == ["1", "2"]
@@ -172,3 +172,10 @@ def test_config_set_from_ogs_with_options(line, capsys, tmp_path):
         capsys, "config", "set", "--from-ogs", str(path), "--from-sgf", "x.sgf", "--dry-run"
     )
     one_line_error(rc, err, "give the time control one way")
+
+
+def test_a_misspelt_time_control_is_named_not_taken_for_options(capsys):
+    rc, out, err = run(capsys, "config", "set", "fisher", "5m+10s", "--dry-run")
+    one_line_error(rc, err, "unknown time control 'fisher' — did you mean fischer?")
+    rc, out, err = run(capsys, "config", "set", "cn2h/5", "calls=silent", "--dry-run")
+    assert rc == 0 and out.strip() == "time control cn 2h/5 calls=none", err

@@ -18,26 +18,25 @@ def play(directory, time_control, script):
     (t, action, side) with action press, pause, resume, advance or ruling; White's button
     starts Black's clock at 0."""
     s = make_session(player=False)
-    s.set_config(dict(s.store.config, time_control=time_control))
-    s.reset(None)
-    s.button_press(1, 0)
+    s.commands.set_config(dict(s.store.config, time_control=time_control))
+    s.commands.reset(None)
+    s.commands.press(1, 0)
     for t, action, side in script:
         s.step(t)
         if action == "press":
-            ok, reason = s.button_press(side, t)
-            assert ok, reason
+            assert s.commands.press(side, t), s.commands.reason
         elif action == "pause":
-            s.pause()
+            s.commands.pause()
         elif action == "resume":
-            s.resume()
+            s.commands.resume()
         elif action == "ruling":
-            assert s.can_timeout_pass()
-            s.arbiter_timeout_pass(t)
+            assert s.commands.can_timeout_pass()
+            s.commands.timeout_pass()
     s.step(script[-1][0] + 1)
     if s.clock.state == "running":
-        s.pause()
+        s.commands.pause()
     gid = s.journal.current
-    s.reset(None)
+    s.commands.reset(None)
     return s.journal.read(gid, 0, 1 << 24)[0]
 
 
@@ -101,7 +100,7 @@ def test_report_counts_the_ruled_pass(ruled, capsys):
     assert s["black"]["overtime_moves"] == 2 and s["black"]["longest_move"] == 3
     report.print_report(ruled)
     out = capsys.readouterr().out
-    assert "pass (ruling) 0:35" in out and "0:30 (1 periods)" in out
+    assert "pass (ruling) 0:35" in out and "0:30 (1 period)" in out
 
 
 def test_cli_sgf_and_report_with_a_ruling(tmp_path, capsys):

@@ -260,7 +260,7 @@ BAD = [
     ("sd 0", "main: must be more than 0"),
     ("sd 1h carry", "'carry' only goes with Canadian time"),
     ("sd 1h loud", "'loud' is not an option"),
-    ("sd 1h calls=shout", "calls: unknown call profile 'shout'"),
+    ("sd 1h calls=shout", "calls=shout: unknown call profile (one of cn, jp, en, none"),
     ("sd 1h first=red", "first: must be 'black' or 'white'"),
     ("sd 1h white.colour=3", "white.colour: a side can override"),
     ("sd 1h white.periods=3", "white.periods: unknown key"),
@@ -293,3 +293,66 @@ def test_bad_notation_says_what_is_wrong(text, message):
 def test_durations(text, seconds):
     assert notation.parse_duration(text) == seconds
     assert notation.parse_duration(notation.format_duration(seconds)) == seconds
+
+
+# Issue 17 item 7: what a tired user types. The natural spellings are read as meant (and
+# echoed in the tool's own notation); a slip is refused with the closest word.
+NATURAL = [
+    ("sd 30min", "sd 30m"),
+    ("sd 30 min", "sd 30m"),
+    ("sd 30 minutes", "sd 30m"),
+    ("sd 1.5h", "sd 1h30m"),
+    ("sd 1.1h", "sd 1h6m"),
+    ("sd 2hours", "sd 2h"),
+    ("sd 1h 30min", None),  # two words: not one duration (refused below)
+    ("fischer 5min+10sec", "fischer 5m+10s"),
+    ("byo 1 h + 5 x 30 sec", "byo 1h+5x30s"),
+    ("byo 0+3x10s calls=none", "byo 0+3x10s calls=none"),
+    ("sd 500ms calls=none", "sd 0.5s calls=none"),
+    ("cn2h/5", "cn 2h/5"),
+    ("byo1h+5x30s", "byo 1h+5x30s"),
+    ("can 1h+15/10m carry=yes", "can 1h+15/10m carry"),
+    ("can 1h+15/10m carry=no", "can 1h+15/10m"),
+    ("sd 30m calls=silent", "sd 30m calls=none"),
+    ("sd 30m calls=off", "sd 30m calls=none"),
+    ("sd 30m calls=japanese", "sd 30m calls=jp"),
+    ("sudden-death 1h", "sd 1h"),
+    ("byo-yomi 10m+3x30s", "byo 10m+3x30s"),
+]
+
+
+@pytest.mark.parametrize("text,echo", [n for n in NATURAL if n[1]])
+def test_natural_spellings_are_read_as_meant(text, echo):
+    tc = notation.parse(text)
+    assert notation.format(tc) == echo
+    assert notation.parse(echo) == tc
+
+
+SLIPS = [
+    ("fisher 5m+10s", "unknown time control 'fisher' — did you mean fischer? (fischer 5m+10s)"),
+    ("fisher5m+10s", "unknown time control 'fisher' — did you mean fischer? (fischer 5m+10s)"),
+    ("bronstien 5m+3s", "did you mean bronstein?"),
+    ("canadien 1h+15/10m", "did you mean canadian?"),
+    ("sd 1h 30min", "'30min' is not an option"),
+    ("sd 30m calls=chinse", "calls=chinse: unknown call profile — did you mean chinese?"),
+    ("sd 30m peanlty=2", "unknown option 'peanlty' — did you mean penalty?"),
+    ("can 1h+15/10m carry=maybe", "carry=maybe: write carry (or carry=yes), or carry=no"),
+    ("sd 30m sil", "'sil' is not an option — did you mean silent?"),
+    ("sd 30m1h", "'30m1h' is not a duration"),
+    ("sd 1m1m", "'1m1m' is not a duration"),
+]
+
+
+@pytest.mark.parametrize("text,message", SLIPS)
+def test_slips_are_refused_with_the_closest_word(text, message):
+    with pytest.raises(NotationError) as err:
+        notation.parse(text)
+    assert message in str(err.value)
+
+
+def test_a_misspelt_type_is_not_taken_for_options():
+    # It used to say "options need a time control to apply to".
+    assert not notation.is_options_only("fisher 5m+10s")
+    assert not notation.is_options_only("cn2h/5")
+    assert notation.is_options_only("calls=none white=10m")
+    assert notation.is_options_only("carry")

@@ -182,7 +182,7 @@ def test_info_shows_sizes_and_voices(capsys):
     flash = info["flash_free"]  # what this clock's littlefs had free, in bytes
     assert flash > 100 * 1024 and ui.size_text(flash).endswith(" KB")
     assert ui.size_text(flash) in out and str(flash) not in out
-    assert "121 KB" in out and "123456" not in out  # RAM (tests/support/ports.py)
+    assert "121 KB" in out and "123456" not in out  # RAM (tests/support/testboard.py)
     assert "en, ja, zh" in out  # the voice packs the clock has
 
 

@@ -62,12 +62,23 @@ READS = {
         None,
     ),
     "goclock_hourglass.sgf": ({"type": "hourglass", "main": 300}, None),
+    # Issue 17 item 8: periods too short to call are read with the calls off, and said so;
+    # a TM shorter than one period (a program that wrote minutes?) is read, with a note.
+    "ff4_byoyomi_too_short_to_call.sgf": (
+        dict(byo(600, 1, 5), calls="none"),
+        "too short for the calls (at least 10 s, in whole seconds): read with calls=none",
+    ),
+    "ogs_simple_fast.sgf": (dict(byo(0, 1, 5), calls="none"), "read with calls=none"),
+    "tm_minutes_as_seconds.sgf": (
+        byo(30, 5, 60),
+        "30 s of main time, less than a period (60 s): read as seconds, as SGF has it; if the "
+        "program wrote minutes, give the time control as a notation: byo 30m+5x60s",
+    ),
 }
 
 # file -> what the refusal says (never a silent sudden death)
 REFUSED = {
     "ogs_none.sgf": "no TM (main time)",
-    "ogs_simple_fast.sgf": "period: at least 10 s with spoken calls",
     "ff3_lc_without_lt.sgf": "LC[3] gives byo-yomi periods but no LT",
     "ff3_lt_without_lc.sgf": "LT[30] gives byo-yomi periods but no LC",
     "ff3_om_without_op.sgf": "OM[25] gives moves per overtime but no OP",
@@ -91,7 +102,9 @@ def test_every_corpus_file_has_an_expectation():
 def test_corpus_root_reads_as(name):
     expected, note_word = READS[name]
     raw, notes = sgfroot.read_sgf(os.path.join(CORPUS, name))
-    assert sgfroot.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(expected, calls="cn")
+    assert sgfroot.time_control_from_sgf(os.path.join(CORPUS, name)) == dict(
+        {"calls": "cn"}, **expected
+    )
     if note_word is None:
         assert notes == []
     else:
@@ -139,9 +152,13 @@ def run(capsys, *argv):
 
 
 def test_from_sgf_combines_with_options(capsys):
-    """A root with a 5 s period the clock refuses to call becomes usable, silent."""
+    """A root with a 5 s period the clock cannot call is read silent, and says so; asking
+    for the calls all the same is refused with the reason."""
     path = os.path.join(CORPUS, "ogs_simple_fast.sgf")
     rc, out, err = run(capsys, "config", "set", "--from-sgf", path, "--dry-run")
+    assert rc == 0 and out.strip() == "time control byo 0+1x5s calls=none", err
+    assert "goclock: note: OT[5 simple]: periods of 5 s are too short for the calls" in err
+    rc, out, err = run(capsys, "config", "set", "--from-sgf", path, "calls=cn", "--dry-run")
     assert rc == 2 and "period: at least 10 s with spoken calls" in err
     rc, out, err = run(
         capsys,

@@ -56,7 +56,7 @@ def test_root_time_control(props, expected):
         ("", "has no TM"),
         ("TM[soon]", "TM[soon] is not a number"),
         ("TM[600]OT[until dawn]", "cannot read the SGF overtime OT[until dawn]"),
-        ("TM[600]OT[5x5 byo-yomi]", "period: at least 10 s"),
+        ("TM[600]OT[5x0.5 byo-yomi]", "period: at least 1 second"),  # 5 s: read silent
         ("TM[600]TC[3]TT[half]", "TT[half] is not a number"),
     ],
 )

@@ -121,7 +121,7 @@ def test_presets_and_reset(dev):
     assert "presets[0].name" in err
     refused(proto, app, id=5, cmd="reset", preset=2)
     refused(proto, app, id=5, cmd="reset", preset=0)  # numbered from 1
-    old_game = app.logs.current
+    old_game = app.journal.current
     r = ok(proto, id=6, cmd="reset", preset=1)
     assert r["state"] == "idle" and r["time_control"]["type"] == "fischer"
     assert app.journal.current == old_game

@@ -64,7 +64,8 @@ def test_late_and_arrive(dev):
     set_time(app, 120000)  # Black arrives 2 minutes late
     assert ask(proto, {"id": 4, "cmd": "press", "side": "black"})["accepted"] is False
     r = ask(proto, {"id": 5, "cmd": "arrive", "side": "black"})
-    assert r == {"id": 5, "ok": True, "accepted": True}
+    # The reply says what was charged, as the arrive event does.
+    assert r == {"id": 5, "ok": True, "accepted": True, "charged_ms": 120000, "late_ms": 120000}
     events = [json.loads(s) for s in sent]
     arrive = [e for e in events if e["event"] == "arrive"][0]
     assert arrive["side"] == "black" and arrive["late_ms"] == 120000
@@ -138,3 +139,68 @@ def test_wrong_types_in_a_config_are_named(dev, config, message):
 def test_wrong_types_in_presets_are_named(dev, presets, message):
     app, proto, _ = dev
     assert refused(app, proto, {"id": 1, "cmd": "presets.set", "presets": presets}) == message
+
+
+def _hear(app):
+    """The device notices the clock starts saying, by name ("pause"), from now on."""
+    names = {phrase: name for name, phrase in app.announcer.notices.items()}
+    heard = []
+    app.announcer.echo = lambda phrase: heard.append(names.get(phrase, phrase))
+    return heard
+
+
+def test_what_a_host_does_is_said_at_the_board_as_from_the_arbiter_key(dev):
+    """Players must hear their clock stop: a pause, resume or reset sent by a host is
+    announced with the arbiter key's own notices (暂停, 继续, 重新开局), and so are a side
+    marked late and its arrival (已记迟到, 到场); a refused request says nothing."""
+    app, proto, _ = dev
+    heard = _hear(app)
+    start_game(app, proto)
+    assert heard == []  # presses say nothing
+    ask(proto, {"id": 1, "cmd": "pause"})
+    ask(proto, {"id": 2, "cmd": "resume"})
+    assert heard == ["pause", "resume"]
+    assert ask(proto, {"id": 3, "cmd": "reset"})["ok"] is False  # running: refused, silent
+    ask(proto, {"id": 4, "cmd": "pause"})
+    ask(proto, {"id": 5, "cmd": "reset"})
+    assert heard == ["pause", "resume", "pause", "reset"]
+    ask(proto, {"id": 6, "cmd": "late", "side": "black"})
+    ask(proto, {"id": 7, "cmd": "arrive", "side": "black"})
+    assert heard[-2:] == ["late_marked", "arrive"]
+    phrases = app.announcer.notices
+    assert [phrases[n] for n in ("pause", "resume", "reset")] == ["暂停", "继续", "重新开局"]
+
+
+def test_a_paused_status_names_the_side_to_move_and_an_absent_side(dev):
+    app, proto, _ = dev
+    start_game(app, proto)  # White's clock runs
+    st = ask(proto, {"id": 1, "cmd": "pause"})
+    st = ask(proto, {"id": 2, "cmd": "status"})
+    assert st["state"] == "paused" and st["turn"] == "white"  # White's clock runs on resume
+    ask(proto, {"id": 3, "cmd": "reset"})
+    ask(proto, {"id": 4, "cmd": "late", "side": "black"})
+    st = ask(proto, {"id": 5, "cmd": "status"})
+    assert st["black"]["absent"] is True and "absent" not in st["white"]
+    ask(proto, {"id": 6, "cmd": "press", "side": "white"})
+    set_time(app, 50000)
+    ask(proto, {"id": 7, "cmd": "arrive", "side": "black"})
+    assert "absent" not in ask(proto, {"id": 8, "cmd": "status"})["black"]
+
+
+def test_arrive_says_what_was_charged_as_its_log_record_does(dev):
+    app, proto, _ = dev
+    ask(proto, {"id": 1, "cmd": "late", "side": "black"})
+    ask(proto, {"id": 2, "cmd": "press", "side": "white"})  # Black's clock runs, Black away
+    set_time(app, 90000)
+    ask(proto, {"id": 3, "cmd": "pause"})  # pauses are not lateness
+    set_time(app, 150000)
+    ask(proto, {"id": 4, "cmd": "resume"})
+    set_time(app, 170000)
+    r = ask(proto, {"id": 5, "cmd": "arrive", "side": "black"})
+    assert r["accepted"] and r["late_ms"] == 110000
+    assert r["charged_ms"] == 110000  # twice the lateness in all: its clock ran 110 s
+    from goclockfw.storage.logline import verify_bytes
+
+    log = app.journal.read(app.journal.current, 0, 1 << 20)[0]
+    rec = [x for x in verify_bytes(log)["records"] if x["event"] == "arrive"][0]
+    assert (rec["charged_ms"], rec["late_ms"]) == (r["charged_ms"], r["late_ms"])

@@ -285,7 +285,7 @@ def test_no_internal_error_and_refusals_change_nothing(device, case):
     app, proto = device
     cmd = json.loads(line)["cmd"]
     steer(app, proto, min(STATES, key=lambda s: MET.count((cmd, s))))
-    MET.append((cmd, app.status()["state"]))
+    MET.append((cmd, app.commands.status()["state"]))
     before = snapshot(app)
     reply = proto.handle_line(line)
     r = strictjson.loads(reply.encode("utf-8") if isinstance(reply, str) else reply)
@@ -307,7 +307,7 @@ MET = []  # (command, the clock's state) of each generated request
 def steer(app, proto, state):
     """Bring the clock to `state` with ordinary requests, recorded for the replay."""
     for _ in range(4):
-        now = app.status()["state"]
+        now = app.commands.status()["state"]
         if now == state:
             return
         if now == "running":

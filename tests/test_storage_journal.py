@@ -204,7 +204,7 @@ def test_a_record_torn_at_any_point_is_never_served_and_the_game_goes_on(seed):
     flash = base.pool.bdev
     good = whole(base)
     flash.cut_at = flash.ops + 1  # the next page program is cut short
-    flash._rnd = seed
+    flash.seed = seed
     base.record("press", 99000, 1, 777, (("pad", "z" * (seed * 7)),))
     assert flash.dead  # the cut came during this record
     # boot on what the flash holds
@@ -328,6 +328,39 @@ def test_a_full_flash_never_stops_the_game():
     assert json.loads(last[:-16] + b"}")["event"] == "press"
 
 
+def test_a_full_flash_stopped_then_running_again_still_gives_up_its_oldest_part():
+    """Quiet-time work that found nothing to do while the clock was stopped (a stopped game
+    may not give up its parts) tries again once it runs: before, it waited for the count
+    of spares to change, which only a give-up could do, and every later record was lost."""
+    j = journal(blocks=24)
+    j.headroom = 8192
+    ready(j)
+    gid = j.begin()
+
+    def snapshot():
+        return j.record("snapshot", 0, None, None, (("clock", {"moves": 1}),))
+
+    pad = (("pad", "q" * 60),)
+    i = 0
+    while not (j.lean and len(j.spares) <= 1 and len(j.games[gid]) > 2):
+        i += 1
+        assert j.record("press", i * 1000, i % 2, 1000, pad)
+        if j.wants_work(True):
+            j.work(True, j.pool.fs.free, snapshot)
+    while j.wants_work(False):  # paused: nothing to be done
+        j.work(False, j.pool.fs.free, snapshot)
+    assert j.wants_work(True)  # running again: its oldest part may go
+    first = min(j.games[gid])
+    while j.wants_work(True) and min(j.games[gid]) == first:
+        j.work(True, j.pool.fs.free, snapshot)
+    assert min(j.games[gid]) > first
+    for k in range(200):  # and the game goes on being written
+        assert j.record("press", (i + k) * 1000, k % 2, 1000, pad), k
+        if j.wants_work(True):
+            j.work(True, j.pool.fs.free, snapshot)
+    assert verify_bytes(whole(j))["ok"]
+
+
 def test_unwritable_flash():
     class Broken(CutFlash):
         def writeblocks(self, block, buf, offset=None):
@@ -337,7 +370,8 @@ def test_unwritable_flash():
     fs = flash_fs(16, CutFlash(BLOCK, 16))[1]  # a file system elsewhere: chunks fail
     j = Journal(ChunkPool(fs, flash))
     j.load()
-    assert j.begin() is None and "no erased flash" in j.error
+    j.begin()  # the game written, with no part claimed: none can be
+    assert "no erased flash" in j.error
     assert j.record("press", 1, 0, 1) is False
     j.end(5)
 

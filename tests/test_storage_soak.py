@@ -12,6 +12,7 @@ run is the same on any machine.
 
 from goclock.records.gamerecord import GameRecord
 from goclock.records.verify import Check
+from goclockfw.app.wake import session_ms
 from goclockfw.core import gameclock
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.storage.logline import verify_bytes
@@ -45,21 +46,20 @@ def _fill(fs, left):
 def _run_to(s, now, until):
     """Time passes to `until` as the loop passes it: woken when the session asks."""
     while now < until:
-        wait = s.wait_ms(now)
+        wait = session_ms(s, now)
         now += wait if 0 < wait < until - now else until - now
         s.step(now)
     return now
 
 
 def _short_game(s, now):
-    s.reset(None)
+    s.commands.reset(None)
     for _ in range(21):
         side = 1 if s.clock.state == gameclock.IDLE else s.clock.turn  # White's starts it
-        ok, why = s.button_press(side, now)
-        assert ok, why
+        assert s.commands.press(side, now), s.commands.reason
         now = _run_to(s, now, now + 2000)
-    s.pause()
-    s.reset(None)  # finished: a game the journal may drop to make room
+    s.commands.pause()
+    s.commands.reset(None)  # finished: a game the journal may drop to make room
     return now
 
 
@@ -68,33 +68,33 @@ def test_a_10000_move_game_on_a_nearly_full_flash_resumes_at_its_last_move():
     _fill(fs, LEFT)
     s = make_session(flash, fresh=False)
     cfg = dict(s.store.config, time_control=TC)
-    s.set_config(cfg)
+    s.commands.set_config(cfg)
     now = _short_game(s, 0)
     now = _short_game(s, now)
     old_games = s.journal.ids()[:2]
-    s.reset(None)
+    s.commands.reset(None)
     game = s.journal.current
     rnd = [12345]
-    ok, why = s.button_press(1, now)  # White's button starts Black's clock
-    assert ok, why
+    ok = s.commands.press(1, now)  # White's button starts Black's clock
+    assert ok, s.commands.reason
     for move in range(1, MOVES + 1):
         # Mostly quick moves, some long ones that run into byo-yomi and its calls.
         r = _rand(rnd) % 100
         think = 400 + _rand(rnd) % (3000 if r < 80 else 27000)
         now = _run_to(s, now, now + think)
         side = s.clock.turn
-        ok, why = s.button_press(side, now)
-        assert ok, "move %d refused: %s" % (move, why)
+        ok = s.commands.press(side, now)
+        assert ok, "move %d refused: %s" % (move, s.commands.reason)
         assert s.clock.moves_made == move
     now = _run_to(s, now, now + 700)  # the last press's progress mark window
-    before = s.status()
+    before = s.commands.status()
     assert before["state"] == "running" and before["moves"] == MOVES
 
     # The power goes: a new session boots on what the flash holds, 5 s later.
     after = NorFlash(flash.block_size, flash.block_count)
     after._ram[:] = flash.image()
     b = make_session(after, now=now + 5000, fresh=False)
-    st = b.status()
+    st = b.commands.status()
     assert st["state"] == gameclock.PAUSED and st["game"] == game
     assert st["moves"] == MOVES and st["turn"] == before["turn"]
     mover = before["turn"]

@@ -157,7 +157,7 @@ def test_a_clip_too_long_for_its_slot_is_named(takes, tmp_path, capsys):
     rc, text, err = run(capsys, "voice", "convert", takes, out)
     assert rc == 2
     assert "count_5.wav (5): 940 ms, must be under 800 ms" in err, err
-    assert "too long for their slot" in err
+    assert "1 clip too long for its slot" in err
     assert any(line.startswith("problem: too long: 5: 940 ms") for line in text.splitlines())
     assert (out / "count_5.wav").exists() and not (out / "manifest.json").exists()
     # Said again, shorter: OUT is not empty, so --force is needed to replace it.
@@ -177,7 +177,7 @@ def test_missing_recordings_are_listed_and_nothing_is_written(takes, tmp_path, c
     out = tmp_path / "mine"
     rc, _, err = run(capsys, "voice", "convert", takes, out)
     assert rc == 2
-    assert "2 recording(s) missing for profile en" in err
+    assert "2 recordings missing for profile en" in err
     assert "20 seconds (sec_20.wav)" in err and "resumed (resume.wav)" in err
     assert not out.exists()
 

@@ -23,8 +23,8 @@ from goclock.voice.speaker import Speaker
 from goclockfw.audio import player_i2s
 from goclockfw.core.gameclock import RUNNING
 from goclockfw.desktop.parts import DesktopPlayer
-from support.ports import TestPorts as Ports
 from support.sessions import make_session
+from support.testboard import TestBoard
 from support.vclock import VirtualClock
 from support.wavs import FakeI2S, adpcm_blocks, adpcm_wav_bytes, decoded, pcm_wav, samples
 
@@ -256,8 +256,8 @@ def test_a_read_error_half_way_stops_the_clip_silently():
 # ----- a session whose pack has bad clips -----------------------------------------------
 
 
-class I2SPorts(Ports):
-    """The test ports with the real I2S player (a fake I2S behind it, taking a buffer a
+class I2SBoard(TestBoard):
+    """The test board with the real I2S player (a fake I2S behind it, taking a buffer a
     loop pass); `failing` names clips whose reads fail after the first block."""
 
     failing = ("sec_10.wav",)
@@ -289,11 +289,12 @@ def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
     sounds = tmp_path / "sounds"
     shutil.copytree(os.path.join(SOUNDS, "zh"), sounds / "zh")
     (sounds / "zh" / "sec_20.wav").write_bytes(b"RIFF junk")  # refused at once
-    session = make_session(sounds=str(sounds), ports=I2SPorts)
+    session = make_session(sounds=str(sounds), board=I2SBoard)
     clock = VirtualClock(session)
     tc = {"type": "byoyomi", "main": 5, "periods": 2, "period": 30}
     clock.configure(tc, voice="zh")
-    player = session.ports.player
+    said_at_setup = session.announcer.said  # the reset's own notice (重新开局)
+    player = session.board.player
     assert isinstance(player, player_i2s.I2SPlayer) and player.rate == 16000
     clock.start()
     clock.run(5000 + 30000 + 29000)  # two periods: "10秒" and "20秒" said in each
@@ -302,7 +303,7 @@ def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
     log = [json.loads(x) for x in text.splitlines() if x.startswith("{")]  # not the marks
     # Every call the clock made was started, the ones after the bad clips too.
     calls = [x for x in log if x["event"] == "call"]
-    assert len(calls) == session.announcer.said > 15
+    assert len(calls) == session.announcer.said - said_at_setup > 15
     messages = sorted(x["message"] for x in log if x.get("notice") == "voice")
     assert len(messages) == 2, messages  # each bad clip once, though each was called twice
     assert messages[0].endswith("/zh/sec_20.wav: not a WAV file")  # a path sorts first

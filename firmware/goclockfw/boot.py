@@ -1,8 +1,8 @@
 """Start the clock on the board this runs on: RP2040, ESP32, or the desktop (unix port).
 
 A board's /main.py is two lines that call `run()` (MAIN_PY, written by `goclock deploy`);
-the desktop runs `micropython firmware/main.py`, the same two lines. The board's hardware
-layer is picked by `sys.platform`; its pin map is /board.json on a real board. If the
+the desktop runs `micropython firmware/main.py`, the same two lines. The board (board/base.py's
+interface) is picked by `sys.platform`; its pin map is /board.json on a real board. If the
 application fails to start (a bug, a broken flash), it is started again: a clock that can
 come up must come up. A KeyboardInterrupt (Ctrl-C while no game runs, as mpremote sends)
 ends it and leaves the REPL to the host.
@@ -19,13 +19,14 @@ MAIN_PY = (
 
 
 def make_board():
+    """The board of this platform (board/base.py's interface)."""
     if sys.platform == "rp2":
-        from goclockfw.board import rp2board as hal
+        from goclockfw.board import rp2board as family
     elif sys.platform == "esp32":
-        from goclockfw.board import esp32board as hal
+        from goclockfw.board import esp32board as family
     else:
-        from goclockfw.desktop import board as hal
-    return hal.make_board()
+        from goclockfw.desktop import board as family
+    return family.make_board()
 
 
 def run():
@@ -44,5 +45,4 @@ def run():
             if board.family == "desktop" and failures >= 3:
                 sys.exit(1)
             time.sleep_ms(500)
-    if hasattr(board, "close"):
-        board.close()
+    board.close()

@@ -61,6 +61,12 @@ class NoClockError(TransportError):
     exit_code = EXIT_NO_CLOCK
 
 
+class Interrupted(GoclockError):
+    """Ctrl-C, with what was kept and how to go on (a pull's `.part`)."""
+
+    exit_code = 130  # as the shell reports a program stopped by SIGINT
+
+
 class DeviceTimeout(DeviceIOError):
     """The device did not answer in time."""
 
@@ -78,10 +84,15 @@ class DeviceError(GoclockError):
 
     A refusal says the request was wrong for the clock (a value, its state): bad input,
     unless the clock itself failed (a flash write, an internal error): a device error.
+    Its message is in the words of the command typed (link/refusals.py): "the clock is
+    running: pause it first", not the protocol's "config.set: a clock is running ...";
+    `cmd` and `reason` keep the protocol's.
     """
 
     def __init__(self, cmd, message):
-        super().__init__("the clock refused %s: %s" % (cmd, message))
+        from .link.refusals import in_words  # the user's words, not the protocol's
+
+        super().__init__(in_words(cmd, message))
         self.cmd = cmd
         self.reason = message
         if str(message).startswith(_DEVICE_FAULTS):

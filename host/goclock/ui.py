@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import SIDES
+from .words import plural  # noqa: F401 (the handlers say ui.plural)
 
 
 def console():
@@ -16,11 +17,6 @@ def console():
 
 def print_json(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=1) + "\n")
-
-
-def plural(n, word):
-    """'1 move', '2 moves', '0 moves'."""
-    return "%s %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def size_text(n):

@@ -6,8 +6,8 @@ The flash is a NorFlash with the board's geometry (boards/<board>.json "flash") 
 littlefs-python with MicroPython's settings, so every erase littlefs or the log chunks ask
 for is counted. The speaker is the firmware's I2SPlayer on the model's I2S (the real clips of
 the voice pack, decoded block by block), the display app/screen.py on the model's SSD1306.
-Presses are button edges at scripted µs; what a press was charged is what the session's
-`button_press` was given.
+Presses are button edges at scripted µs; what a press was charged is what the command
+layer's `press` was given.
 """
 
 import json
@@ -16,8 +16,9 @@ import sys
 
 from goclockfw.app.buttons import LEFT, RIGHT, EdgeRing
 from goclockfw.app.loop import Loop
-from goclockfw.app.session import Ports, Session
+from goclockfw.app.session import Session
 from goclockfw.audio.player_i2s import I2SPlayer
+from goclockfw.board.base import Board
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.desktop.chipboard import SEND_PIECE, ChipBoard
 from goclockfw.desktop.chipcosts import chip_costs
@@ -92,8 +93,12 @@ def _screen_class():
     return Screen
 
 
-class ChipPorts(Ports):
+class ChipSessionBoard(Board):
+    """The session's part of the board interface (board/base.py) on a chip model: the loop's
+    part is desktop/chipboard.py's ChipBoard, which this hands the erases to."""
+
     def __init__(self, fs, flash, model, ibuf, board):
+        Board.__init__(self)
         self.name = model.chip
         self.fs = fs
         self.flash = flash
@@ -104,6 +109,7 @@ class ChipPorts(Ports):
         self.ibuf = ibuf
         self.i2s = None
         self.player = None
+        self.storage_steps = []  # (µs, µs) of each storage step the board was told of
 
     def make_player(self, rate, volume):
         self.i2s = ModelI2S(self.model, rate, self.ibuf)
@@ -114,7 +120,11 @@ class ChipPorts(Ports):
         return 100000
 
     def erasing(self, on):
-        self.board.erasing(on)  # as loop.py's BoardPorts does
+        if on:
+            self.storage_steps.append((self.model.us, None))
+        else:
+            self.storage_steps[-1] = (self.storage_steps[-1][0], self.model.us)
+        self.board.erasing(on)  # the model board's interrupts, as on the chip
 
 
 class ChipClock:
@@ -130,13 +140,13 @@ class ChipClock:
         self.model = m = self.board.model
         flash.on_op = m.flash_op
         self.flash = flash
-        self.ports = ChipPorts(fs, flash, m, spec["i2s"]["ibuf"], self.board)
+        self.ports = ChipSessionBoard(fs, flash, m, spec["i2s"]["ibuf"], self.board)
         self.session = s = Session(self.ports, m.tick())
         if display:
             _screen_class()  # imported once, so that the loop finds it (framebuf or not)
         self.loop = Loop(self.board, s)
         self.redraw_us = 0  # the longest display step (I2C included)
-        scr = self.loop._screen
+        scr = self.loop.screen
         if scr is not None:
             step = scr.step
 
@@ -160,14 +170,14 @@ class ChipClock:
 
     def _wrap(self):
         s = self.session
-        press = s.button_press
+        press = s.commands.press
         say = s.announcer.say
 
-        def button_press(side, tick):
-            ok, reason = press(side, tick)
+        def button_press(side, tick=None):
+            ok = press(side, tick)
             if ok:
-                self.charged.append((side, tick))
-            return ok, reason
+                self.charged.append((side, s.now if tick is None else tick))
+            return ok
 
         def announce(phrase, side, tick, now):
             m = self.model
@@ -181,7 +191,7 @@ class ChipClock:
                     i2s.onsets = self.late
             say(phrase, side, tick, now)
 
-        s.button_press = button_press
+        s.commands.press = button_press
         s.announcer.say = announce
 
     def _on_flash(self, kind, us):

@@ -27,11 +27,13 @@ def boot(flash, virtual=True, env=None, **kw):
 
 
 def set_tc(fw, tc):
-    """Configure a time control and reset to it (both over the serial line)."""
+    """Configure a time control and reset to it (both over the serial line, virtual time):
+    the console lines of the set-up (the reset is announced, 重新开局), taken."""
     r = fw.request({"cmd": "config.set", "config": {"time_control": tc}})
     assert r["ok"], r
     r = fw.request({"cmd": "reset"})
     assert r["ok"], r
+    return fw.wait(0)
 
 
 def status(fw):

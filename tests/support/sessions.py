@@ -1,24 +1,24 @@
 """The real firmware session for tests, on either engine: a fresh littlefs flash, test
-ports, virtual time (every method takes the tick; nothing reads a clock)."""
+board, virtual time (every method takes the tick; nothing reads a clock)."""
 
 import json
 
 from goclockfw.app.session import Session
 from support.flashfs import flash_fs
-from support.ports import TestPorts
+from support.testboard import TestBoard
 
 
-def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None, ports=None):
+def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None, board=None):
     """A booted Session over `flash` (new when None; formatted when `fresh`), with the voice
-    packs in `sounds` (default: the repository's); `ports`: a TestPorts subclass."""
+    packs in `sounds` (default: the repository's); `board`: a TestBoard subclass."""
     flash, fs = flash_fs(blocks, flash, fresh=fresh)
-    ports = (ports or TestPorts)(fs, flash, sounds=sounds, player=player)
-    return Session(ports, now)
+    board = (board or TestBoard)(fs, flash, sounds=sounds, player=player)
+    return Session(board, now)
 
 
 def reboot(session, now=0):
     """The same flash booted again, as after a power cut or a reset."""
-    return make_session(session.ports.flash, now=now, fresh=False)
+    return make_session(session.board.flash, now=now, fresh=False)
 
 
 def out_lines(session):
@@ -36,7 +36,7 @@ def out_lines(session):
 
 def snapshot(session):
     """Everything a request could change, as comparable JSON text."""
-    st = session.status()
+    st = session.commands.status()
     return json.dumps(
         [
             st,

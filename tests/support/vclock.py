@@ -19,27 +19,25 @@ Every method holds `lock`: clockline.py's serving thread steps the same clock.
 import json
 import threading
 
-from goclockfw.app.buttons import EdgeRing
 from goclockfw.app.loop import Loop
+from goclockfw.board.base import Board
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from support.sessions import make_session
 
 SIDES = ("black", "white")
 
 
-class VirtualBoard:
-    """What app/loop.py asks of a board, in virtual time. The session is given to the loop,
-    so the board needs no file system, speaker or name of its own."""
+class VirtualBoard(Board):
+    """The board interface (board/base.py) the loop uses, in virtual time. The session is given
+    to the loop, so the board needs no file system, speaker or name of its own."""
 
-    has_console = False
-    display = None
-    notices = ()
-    quit = False
+    family = "test"
+    virtual = True
 
     def __init__(self, now=0):
+        Board.__init__(self)  # its edge ring stays empty: presses go to the session directly
         self.now = now
         self.target = None  # the tick virtual time runs to, or None: it stands still
-        self.ring = EdgeRing()  # no button is wired: presses go to the session directly
         self.kbd = None  # the keyboard interrupt as the loop last set it
         self.led = 0
         self.reader = lambda: None  # bytes from the host, or None
@@ -59,18 +57,6 @@ class VirtualBoard:
             return
         self.now = ticks_add(self.now, ms if 0 < ms < left else (left if ms > 0 else 0))
 
-    def poll_inputs(self, now):
-        pass
-
-    def level(self, ch):
-        return 0
-
-    def wake_ms(self, running):
-        return None
-
-    def next_input_ms(self, now):
-        return None
-
     def read_serial(self):
         # Nothing is read while virtual time runs for a request: its effects come first.
         return None if self.target is not None else self.reader()
@@ -83,9 +69,6 @@ class VirtualBoard:
 
     def set_led(self, on):
         self.led = on
-
-    def battery_mv(self):
-        return None
 
 
 class VirtualClock:
@@ -139,9 +122,11 @@ class VirtualClock:
     def press(self, side):
         """A player's button (after its debouncing) now: (accepted, reason)."""
         with self.lock:
-            result = self.session.button_press(SIDES.index(side), self.board.now)
+            commands = self.session.commands
+            ok = commands.press(SIDES.index(side), self.board.now)
+            reason = commands.reason
             self.step()
-            return result
+            return ok, reason
 
     def start(self):
         """The game starts: the side that does not move first presses its button."""
@@ -182,7 +167,7 @@ class VirtualClock:
         firmware's back: every `old` becomes `new` (same length). The count changed."""
         assert len(old) == len(new)
         with self.lock:
-            ram = self.session.ports.flash._ram
+            ram = self.session.board.flash._ram
             count = ram.count(old)
             ram[:] = bytes(ram).replace(old, new)
             return count

@@ -80,8 +80,8 @@ def main():
     board.make_player = lambda rate, volume: BenchPlayer(board, volume)
     loop = Loop(board)
     app = loop.session
-    app.set_config(validate_config(dict(app.get_config(), time_control=tc)))
-    app.reset(None)
+    app.commands.set_config(validate_config(dict(app.commands.get_config(), time_control=tc)))
+    app.commands.reset(None)
 
     on_clock = app.on_clock
     echo = app.announcer.echo

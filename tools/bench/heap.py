@@ -41,9 +41,10 @@ base = gc.mem_alloc()
 modules = {}
 for name in ("core.ticks core.timecontrol core.callplan core.gameclock events "
              "storage.logline storage.fs storage.configstore storage.chunks storage.journal "
-             "protocol.lineread protocol.reqargs protocol.commands app.buttons app.gestures "
-             "app.battery app.announcer app.outbuf app.records app.replay desktop.flash "
-             "desktop.parts desktop.board app.session app.display app.loop").split():
+             "protocol.lineread protocol.reqargs protocol.commands app.buttons app.commands "
+             "app.gestures app.battery app.announcer app.outbuf app.hostline app.records "
+             "app.replay app.upkeep app.wake board.base desktop.flash desktop.parts desktop.board "
+             "app.session app.display app.loop").split():
     gc.collect()
     a = gc.mem_alloc()
     __import__("goclockfw." + name)

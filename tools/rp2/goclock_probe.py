@@ -5,7 +5,7 @@ then /main.py, in one interpreter, so what this patches in the firmware's classe
 main.py's loop then uses. It adds one serial command, `probe`, answering with the heap
 after a gc.collect() (the real gc.mem_free() of the running firmware) and with what the
 previous request cost on the chip: `last_us`, emulated microseconds (time.ticks_us) from
-Protocol.feed taking the request's bytes to the moment the loop has handed the last byte
+HostLine.feed taking the request's bytes to the moment the loop has handed the last byte
 of its reply (and of any event it produced) to the USB serial (Loop._send); `last_cpu_us`,
 the same without the loop's sleeps in between (a reply or events longer than a USB
 packet go out over several passes, the loop sleeping a few ms between them); and
@@ -53,12 +53,12 @@ import time
 
 import micropython
 
-from goclockfw.app import loop, session
+from goclockfw.app import hostline, loop, session
 from goclockfw.protocol import commands
 
 # t0 (us), alloc0, last_us, last_alloc, measuring, sections read, longest Session.step (us)
 _last = [0, 0, 0, 0, 0, 0, 0, 0, 0]
-_feed = commands.Protocol.feed
+_feed = hostline.HostLine.feed
 _send = loop.Loop._send
 _init = commands.Protocol.__init__
 _step = session.Session.step
@@ -155,14 +155,14 @@ def _probe_step(self, now):
             _steps[1] = gc.mem_alloc() - a
 
 
-def _probe_feed(self, data, put=None, room=None):
+def _probe_feed(self, data, now):
     # gc.mem_alloc() walks the whole heap's block table (milliseconds on an RP2040): read
     # before the clock starts, so the probe's own cost is not the request's.
     _last[1] = gc.mem_alloc()
     _last[7] = 0
     _last[0] = time.ticks_us()
     _last[4] = 1
-    return _feed(self, data, put, room)
+    return _feed(self, data, now)
 
 
 def _probe_send(self):
@@ -271,7 +271,7 @@ def _probe_init(self, app_, write=None):
     self._cmds["probe"] = _probe
 
 
-commands.Protocol.feed = _probe_feed
+hostline.HostLine.feed = _probe_feed
 commands.Protocol.__init__ = _probe_init
 loop.Loop._send = _probe_send
 session.Session.step = _probe_step

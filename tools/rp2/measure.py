@@ -4,7 +4,7 @@ Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run g
 same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
 
 (a) CPU of one press through the application: `time.ticks_us()` on the chip from
-    Protocol.feed taking the request to the reply (and any event it made) handed to the
+    HostLine.feed taking the request to the reply (and any event it made) handed to the
     USB serial, the loop's sleeps in between left out (the test probe, goclock_probe.py),
     and, from outside, the request's latency (bytes handed to
     the chip -> reply back) with the cycles the chip executed meanwhile (reading the
@@ -184,7 +184,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     out["setup"] = {"erases": f["erases"], "programs": f["programs"], "s": pico.now_s}
     s.request("config.set", config={"time_control": TC})
     s.request("reset")
-    wait_prepared(pico, s)
+    wait_prepared(pico, s)  # the reset is said first (0.8 s), its erases wait for quiet
     log("idle, no game, %g s ..." % seconds)
     out["idle"] = idle_window(pico, s, seconds)
     s.request("press", side="white")  # Black's clock starts
@@ -218,6 +218,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     log("clock running, %g s ..." % seconds)
     out["running"] = idle_window(pico, s, seconds)
     s.request("pause")
+    s.run_for(1.0)  # the pause is said (暂停, 0.5 s): the paused figure is the quiet loop's
     log("paused, %g s ..." % seconds)
     out["paused"] = idle_window(pico, s, seconds)
     out["period"] = period_start(pico, s)

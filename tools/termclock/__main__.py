@@ -1,8 +1,10 @@
 """The terminal clock (`make sim`): the clock's firmware, unchanged, under the MicroPython unix port on the desktop board.
 
 The firmware runs as a child process (goclock.unixport.Firmware): a pty for its serial
-line, whose path is printed so that `goclock --port PATH` talks to the simulated clock
-exactly as to a board. Its keys come from our stdin, and what it would show, say or
+line, linked as `serial` in the flash directory (port.py: `sim-flash/serial`, the same
+name every run, so `export GOCLOCK_PORT=$PWD/sim-flash/serial` keeps working), whose path
+is printed so that `goclock --port PATH` talks to the simulated clock exactly as to a
+board. Its keys come from our stdin, and what it would show, say or
 light comes back as JSON lines.
 
 In a terminal: both clocks drawn large, whose turn, periods or moves left, paused or
@@ -28,7 +30,7 @@ from goclock.unixport import Firmware, FlashBusy, lock_flash
 from goclock.voice.speaker import Speaker
 
 from .. import ROOT
-from . import demo, screen
+from . import demo, port, screen
 
 
 def main(argv=None):
@@ -43,7 +45,12 @@ def main(argv=None):
     except FlashBusy as exc:
         raise SystemExit("sim: %s" % exc) from None
     try:
-        return screen.run(Firmware(args.flash), Speaker(), threading)
+        fw = Firmware(args.flash)
+        stable = port.link(args.flash, fw.port)
+        try:
+            return screen.run(fw, Speaker(), threading, stable)
+        finally:
+            port.unlink(stable, fw.port)
     finally:
         lock.close()
 

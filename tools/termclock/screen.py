@@ -3,6 +3,12 @@
 Reads the desktop board's console lines ({"view"}, {"say"}, {"play"},
 {"notice"}, {"buttons"}, {"led"}) and draws them with rich; sends the keys
 typed (cbreak mode: one key at a time, no Enter) to the firmware.
+
+What the clock said and its notices belong to one game: when a new game is set up (the
+view turns idle after a game), those of the game before are cleared — the power-loss
+notice of a resumed game does not stay for the games after it — keeping only what was
+said with the reset itself. In the preset menu, the preset's time control is shown
+beside its name (the view's "detail", written by the firmware: app/tctext.py).
 """
 
 import collections
@@ -48,21 +54,36 @@ class Screen:
         self.led = 0
         self.said = collections.deque(maxlen=6)
         self.notices = collections.deque(maxlen=3)
+        self._fresh = [0, 0]  # said lines and notices since the last view line
+
+    def _new_view(self, view):
+        was = (self.view or {}).get("state")
+        if was not in (None, "idle") and view.get("state") == "idle":
+            # A new game: what was said and noticed in the last one goes, except what came
+            # with the reset itself (after the last view of the old game).
+            for items, fresh in ((self.said, self._fresh[0]), (self.notices, self._fresh[1])):
+                keep = list(items)[:fresh]  # newest first, as appendleft keeps them
+                items.clear()
+                items.extend(keep)
+        self.view = view
+        self._fresh = [0, 0]
 
     def take(self, line, speaker):
         if not isinstance(line, dict):
             return
         if "view" in line:
-            self.view = line["view"]
+            self._new_view(line["view"])
         elif "say" in line:
             t = line.get("t", 0)
             self.said.appendleft("%d:%02d  %s" % (t // 60000, t // 1000 % 60, line["say"]))
+            self._fresh[0] += 1
         elif "play" in line:
             speaker.play(line["play"])
         elif "stop" in line:
             speaker.stop()
         elif "notice" in line:
             self.notices.appendleft(line.get("message", line["notice"]))
+            self._fresh[1] += 1
         elif "buttons" in line:
             self.left = line["buttons"].get("left", "black")
         elif "led" in line:
@@ -70,12 +91,13 @@ class Screen:
 
     def side_panel(self, side):
         v = self.view or {}
-        running = v.get("state") == "running" and v.get("turn") == side
-        flag = (v.get("note") or "").startswith(side.upper())
+        to_move = v.get("mark") == side  # its clock runs, or runs on resume (app/display.py)
+        running = to_move and v.get("state") == "running"
+        flag = (v.get("note") or "").startswith(side.upper() + " FLAG")
         style = "bold red" if flag else ("bold green" if running else "white")
         body = Text(big(v.get(side, "--:--")), style=style)
         body.append("\n" + (v.get(side + "_sub") or ""), style="cyan")
-        title = side.capitalize() + ("  ◀ to move" if running else "")
+        title = side.capitalize() + ("  ◀ to move" if to_move else "")
         return Panel(body, title=title, border_style=style, width=36)
 
     def render(self, speaker):
@@ -84,6 +106,8 @@ class Screen:
         right = "white" if self.left == "black" else "black"
         clocks.add_row(self.side_panel(self.left), self.side_panel(right))
         state = Text((v.get("note") or v.get("state") or "starting").upper(), style="bold yellow")
+        if v.get("detail"):  # the preset menu: the time control of the preset on offer
+            state.append("   " + v["detail"], style="bold cyan")
         keys = Text(
             "keys: [a] left button (%s's)   [l] right button (%s's)   "
             "[space] arbiter key   [h] hold/let go the arbiter key   [q] quit"
@@ -93,7 +117,7 @@ class Screen:
         said = Text("the clock said:  " + ("   |   ".join(self.said) or "-"))
         audio = "sound: %s" % (speaker.command[0] if speaker.command else "none found (printed)")
         lines = [
-            Text("serial line: %s   (goclock --port %s status)" % (self.port, self.port)),
+            Text("serial line: %s   (export GOCLOCK_PORT=%s)" % (self.port, self.port)),
             clocks,
             state,
             said,
@@ -105,9 +129,14 @@ class Screen:
         return Group(*lines)
 
 
-def run(fw, speaker, threading):
-    screen = Screen(fw.port)
-    print("goclock sim: serial line %s  (try: goclock --port %s status)" % (fw.port, fw.port))
+def run(fw, speaker, threading, port=None):
+    """The terminal clock until "q"; `port` the serial line's stable name (port.py)."""
+    port = port or fw.port
+    screen = Screen(port)
+    print(
+        "goclock sim: serial line %s (now %s): export GOCLOCK_PORT=%s, then goclock status"
+        % (port, fw.port, port)
+    )
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     stop = threading.Event()

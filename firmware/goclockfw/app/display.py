@@ -7,11 +7,15 @@ terminal. Times are shown
 rounded up to the second, as a countdown should: "0:01" until the flag.
 
 SSD1306 layout (8x8 font; the times twice as large):
-    y  0  B  5x60s        <   (the marker shows whose clock runs)
+    y  0  B  5x60s        <   (the marker: whose clock runs, or runs on resume)
     y 10  1:54:59             (16 px high)
     y 28  W  5x60s
     y 38  1:55:00
-    y 56  PAUSED / B FLAG / preset 3 ...
+    y 56  PAUSED / BLACK FLAG / BLACK ABSENT / preset 3 ...
+
+The marker (`mark`) is on the side to move while a clock runs and while it is paused (a
+pause keeps whose move it is); a side marked late that has not arrived is named in the
+note (`BLACK ABSENT`) until it does, unless a flag, a pause or the menu says more.
 """
 
 
@@ -26,6 +30,10 @@ def clock_text(ms):
     if h:
         return "%d:%02d:%02d" % (h, m, s)
     return "%d:%02d" % (m, s)
+
+
+def _s(n):
+    return "" if n == 1 else "s"
 
 
 def _side_view(st, kind=None):
@@ -52,28 +60,36 @@ def _side_view(st, kind=None):
         return clock_text(st.get("period_ms", 0)), "byo %d left" % st["periods"]
     if "moves" in st:
         if main > 0:
-            return clock_text(main), "then %d moves" % st["moves"]
-        return clock_text(st.get("period_ms", 0)), "%d moves left" % st["moves"]
+            return clock_text(main), "then %d move%s" % (st["moves"], _s(st["moves"]))
+        return clock_text(st.get("period_ms", 0)), "%d move%s left" % (st["moves"], _s(st["moves"]))
     if "period_ms" in st:  # a time per move (a delay with no main time): this move's left
         return clock_text(st["period_ms"]), "per move"
     return clock_text(main), "hourglass" if kind == "hourglass" else ""
 
 
-def view(status, menu=None):
-    """The strings to show, from an app status dict; `menu`: preset name on offer."""
+def view(status, menu=None, menu_tc=None):
+    """The strings to show, from an app status dict; `menu`: preset name on offer, with its
+    time control `menu_tc` written out in "detail" (tctext.py: `byo 30m+3x30s`)."""
     kind = (status.get("time_control") or {}).get("type")
     b_time, b_sub = _side_view(status["black"], kind)
     w_time, w_sub = _side_view(status["white"], kind)
     state = status["state"]
+    black = status["black"]
+    white = status["white"]
     note = ""
     if menu is not None:
         note = "preset " + menu
-    elif status["black"].get("flagged"):
+    elif black.get("flagged"):
         note = "BLACK FLAG"
-    elif status["white"].get("flagged"):
+    elif white.get("flagged"):
         note = "WHITE FLAG"
     elif state == "paused":
         note = "PAUSED"
+    elif state != "ended" and (black.get("absent") or white.get("absent")):
+        if black.get("absent") and white.get("absent"):
+            note = "BOTH ABSENT"
+        else:
+            note = "BLACK ABSENT" if black.get("absent") else "WHITE ABSENT"
     elif state == "idle":
         # The button of the side that does not move first starts the clock (Black's, in a
         # handicap game where White moves first).
@@ -87,6 +103,14 @@ def view(status, menu=None):
         "black_sub": b_sub,
         "white_sub": w_sub,
         "turn": status.get("turn"),
+        "mark": status.get("turn") if state == "running" or state == "paused" else None,
         "state": state,
         "note": note,
+        "detail": _tc_text(menu_tc) if menu is not None and menu_tc else "",
     }
+
+
+def _tc_text(tc):
+    from goclockfw.app import tctext  # only when the preset menu is open
+
+    return tctext.text(tc)

@@ -25,18 +25,18 @@
                    its own button             it has arrived (charged as the rules say)
   otherwise        a player's button          that player's move (or the start)
 
-Pure logic over a small app interface (app/session.py implements it):
-  app.clock_state() -> "idle" | "running" | "paused" | "ended"
-  app.can_timeout_pass() -> bool
-  app.is_absent(side) -> bool       marked late and not yet arrived
-  app.can_mark_late() -> bool       before the game's first move
-  app.button_press(side, tick)     a player's press at `tick`
-  app.arbiter_pause(tick), app.arbiter_resume(now), app.arbiter_timeout_pass(now)
-  app.arbiter_reset(preset)        preset None: the configured time control, else its number from 1
-  app.arbiter_late(side), app.arbiter_arrive(side, tick)
-  app.preset_count() -> int, app.announce(name)  (say a device notice)
+Pure logic: what a gesture means is decided here, what it does is done by the command
+layer (app/commands.py), as for every other command source, and what the command layer
+refuses is said here: "cancel", the refusal's message logged.
+  Gestures(commands, announce, notice)
+    commands                       app/commands.py's Commands (press, pause, resume, reset,
+                                   late, arrive, timeout_pass and what they need to know)
+    announce(name)                 say a device notice without logging it ("preset_3")
+    notice(kind, message, tick, speak)
+                                   a device notice, logged (Session.notice)
 """
 
+from goclockfw.app.commands import Refused
 from goclockfw.core.ticks import ticks_diff
 
 BLACK = 0
@@ -50,8 +50,10 @@ _NO_RESET = -2  # `_confirm` when nothing waits for a confirmation
 
 
 class Gestures:
-    def __init__(self, app):
-        self.app = app
+    def __init__(self, commands, announce, notice):
+        self.cmds = commands
+        self.announce = announce
+        self.notice = notice
         self.arbiter_down = False
         self._since = 0  # tick the arbiter key went down
         self._used = False  # this arbiter press already did something
@@ -70,9 +72,12 @@ class Gestures:
         self._used = False
         self._drop_confirm()
         self.picking_late = False
-        if self.menu < 0 and self.app.clock_state() == "running":
-            self.app.arbiter_pause(tick)
+        if self.menu < 0 and self.cmds.clock_state() == "running":
             self._used = True
+            try:
+                self.cmds.pause(tick)
+            except Refused as e:
+                self._refused(e, now)
 
     def on_arbiter_up(self, now):
         was_down = self.arbiter_down
@@ -81,10 +86,13 @@ class Gestures:
             return
         if self.menu >= 0:
             self.menu = -1  # a tap leaves the menu
-            self.app.announce("cancel")
+            self.announce("cancel")
             return
-        if ticks_diff(now, self._since) <= TAP_MS and self.app.clock_state() == "paused":
-            self.app.arbiter_resume(now)
+        if ticks_diff(now, self._since) <= TAP_MS and self.cmds.clock_state() == "paused":
+            try:
+                self.cmds.resume()
+            except Refused as e:
+                self._refused(e, now)
 
     def on_press(self, side, tick, now):
         """A player's button, `side` already mapped from the physical button."""
@@ -92,51 +100,68 @@ class Gestures:
             preset = self._confirm
             self._confirm = _NO_RESET
             if side == WHITE and not self.arbiter_down:
-                self.app.arbiter_reset(preset)
+                self._reset_now(preset, now)
             else:
-                self.app.announce("cancel")
+                self.announce("cancel")
             return
         if self.picking_late:
             self.picking_late = False
-            self.app.arbiter_late(side)
+            try:
+                self.cmds.late(side)
+            except Refused as e:
+                self._refused(e, now)
             return
         if self.menu >= 0:
             self._menu_since = now
             if side == BLACK:
-                self.menu = (self.menu + 1) % self.app.preset_count()
-                self.app.announce("preset_%d" % (self.menu + 1))
+                self.menu = (self.menu + 1) % self.cmds.preset_count()
+                self.announce("preset_%d" % (self.menu + 1))
             else:
                 chosen = self.menu + 1  # presets are numbered from 1, as announced
                 self.menu = -1
                 self._reset(chosen, now)
             return
-        if self.arbiter_down and self.app.clock_state() != "running":
+        if self.arbiter_down and self.cmds.clock_state() != "running":
             self._used = True
             if side == WHITE:
                 self._reset(None, now)
-            elif self.app.preset_count() > 0:
+            elif self.cmds.preset_count() > 0:
                 self.menu = 0
                 self._menu_since = now
-                self.app.announce("preset_1")
+                self.announce("preset_1")
             return
-        if self.app.is_absent(side):
-            self.app.arbiter_arrive(side, tick)  # the late player sits down: arrival
+        if self.cmds.is_absent(side):
+            try:
+                self.cmds.arrive(side, tick)  # the late player sits down: arrival
+            except Refused as e:
+                self._refused(e, now)
             return
-        self.app.button_press(side, tick)
+        self.cmds.press(side, tick)  # never refused: ignored presses are logged
 
     def _reset(self, preset, now):
         # A game in progress (paused) is ended only when the arbiter confirms.
-        if self.app.clock_state() == "paused":
+        if self.cmds.clock_state() == "paused":
             self._confirm = preset
             self._confirm_since = now
-            self.app.announce("confirm")
+            self.announce("confirm")
         else:
-            self.app.arbiter_reset(preset)
+            self._reset_now(preset, now)
+
+    def _reset_now(self, preset, now):
+        try:
+            self.cmds.reset(preset)
+        except Refused as e:
+            self._refused(e, now)
+
+    def _refused(self, e, now):
+        """What the command layer refused: "cancel" at the board, and why in the log."""
+        self.announce("cancel")
+        self.notice("error", str(e), now, False)
 
     def _drop_confirm(self):
         if self._confirm != _NO_RESET:
             self._confirm = _NO_RESET
-            self.app.announce("cancel")
+            self.announce("cancel")
 
     def poll(self, now):
         """Hold timing: the timeout-as-pass ruling, "late", the menu's and confirm's time-outs."""
@@ -146,22 +171,25 @@ class Gestures:
             and self.menu < 0
             and ticks_diff(now, self._since) >= HOLD_MS
         ):
-            if self.app.can_timeout_pass():
+            if self.cmds.can_timeout_pass():
                 self._used = True
-                self.app.arbiter_timeout_pass(now)
-            elif self.app.can_mark_late():
+                try:
+                    self.cmds.timeout_pass()
+                except Refused as e:
+                    self._refused(e, now)
+            elif self.cmds.can_mark_late():
                 self._used = True
                 self.picking_late = True
                 self._late_since = now
-                self.app.announce("late")
+                self.announce("late")
         if self.menu >= 0 and ticks_diff(now, self._menu_since) >= MENU_TIMEOUT_MS:
             self.menu = -1
-            self.app.announce("cancel")
+            self.announce("cancel")
         if self._confirm != _NO_RESET and ticks_diff(now, self._confirm_since) >= CONFIRM_MS:
             self._drop_confirm()
         if self.picking_late and ticks_diff(now, self._late_since) >= LATE_MS:
             self.picking_late = False
-            self.app.announce("cancel")
+            self.announce("cancel")
 
     def next_due(self, now):
         """Ms until `poll` may have something to do, or None."""

@@ -4,12 +4,16 @@ A USB or UART write can block (a Pico's USB serial waits up to 500 ms for a host
 does not read; an ESP32's UART sends 11.5 bytes a millisecond). So the session never
 writes to the board: it puts whole lines into this ring, and the loop hands the board
 as much as it accepts without waiting (`take`/`sent`), a partial write resumed on the
-next pass. Replies are never dropped: when the ring has no room for one, the session
-stops reading requests (`room_for_reply`) until the host reads again. Event lines are
-dropped, whole and counted, when a host stops reading. Allocated once.
+next pass. Allocated once.
+
+A line that does not fit is dropped whole and counted (`dropped`); nothing is ever cut.
+Only event lines meet a full ring: the serial line (app/hostline.py) answers a request
+only while REPLY_ROOM bytes are free, and a reply longer than the room there is goes in
+with `put_part`, piece by piece as the line drains, while `holding` keeps every event
+line out (dropped, counted) so that none lands inside it. So a reply is never dropped.
 """
 
-REPLY_ROOM = 2048  # the longest reply (ten presets, a logs.get chunk in base64) fits in this
+REPLY_ROOM = 2048  # a reply of ten presets or a logs.get chunk (base64) fits in this
 
 
 class OutBuffer:
@@ -20,37 +24,42 @@ class OutBuffer:
         self.head = 0  # next byte to send
         self.used = 0
         self.dropped = 0  # event lines dropped for want of room
+        self.holding = False  # a long reply is going in piece by piece: no line may enter
         self.sent_bytes = 0
 
     def free(self):
         return self.size - self.used
 
-    def room_for_reply(self):
-        return self.free() >= REPLY_ROOM
-
-    def put(self, data, droppable):
+    def put(self, data):
         """Queue one line (`data` without its newline). False when it was dropped."""
         if isinstance(data, str):
             data = data.encode()
-        n = len(data) + 1
-        if n > self.free():
-            if droppable:
-                self.dropped += 1
-                return False
-            # A reply larger than the room left: never truncated; events make way.
+        if self.holding or len(data) + 1 > self.size - self.used:
             self.dropped += 1
             return False
+        self.put_part(data)
+        self.buf[(self.head + self.used) % self.size] = 10
+        self.used += 1
+        return True
+
+    def put_part(self, data):
+        """As much of `data` as there is room for, no newline added: the count taken."""
+        n = len(data)
+        free = self.size - self.used
+        if n > free:
+            n = free
+        if n <= 0:
+            return 0
         tail = (self.head + self.used) % self.size
         first = self.size - tail
-        if first > n - 1:
-            first = n - 1
-        self.buf[tail : tail + first] = data[:first] if first < len(data) else data
-        rest = n - 1 - first
+        if first > n:
+            first = n
+        self.buf[tail : tail + first] = data if first == len(data) else data[:first]
+        rest = n - first
         if rest:
-            self.buf[0:rest] = data[first:]
-        self.buf[(tail + n - 1) % self.size] = 10
+            self.buf[0:rest] = data[first:n]
         self.used += n
-        return True
+        return n
 
     def take(self):
         """The bytes waiting, as one memoryview (up to the ring's end), or None."""

@@ -13,11 +13,12 @@ with `write_cmd` and `write_data`), made by the board and passed in.
 
 Layout, one region per 8-pixel page row (times twice the font's size):
 
-    page 0     B 5x60s        <      (the marker shows whose clock runs)
+    page 0     B 5x60s        <      (the marker: whose clock runs, or runs on resume)
     pages 1-2  1:54:59
     page 3     W 5x60s
     pages 4-5  1:55:00
-    page 7     PAUSED / BLACK FLAG / preset 3 ...
+    page 6     byo 30m+3x30s                (in the preset menu: its time control)
+    page 7     PAUSED / BLACK FLAG / BLACK ABSENT / preset 3 ...
 """
 
 import framebuf
@@ -27,8 +28,9 @@ PIECE = 64  # data bytes per I2C write (a page is 128)
 GLYPHS = "0123456789:"
 _SET_COL_ADDR = 0x21
 _SET_PAGE_ADDR = 0x22
-# (first page, pages) of each region: black's line, black's time, white's line, white's time, note
-_REGIONS = ((0, 1), (1, 2), (3, 1), (4, 2), (7, 1))
+# (first page, pages) of each region: black's line, black's time, white's line, white's time,
+# the detail (the time control of the preset on offer), the note
+_REGIONS = ((0, 1), (1, 2), (3, 1), (4, 2), (6, 1), (7, 1))
 
 
 class Screen:
@@ -55,12 +57,13 @@ class Screen:
 
     def update(self, v):
         """Draw what changed in view `v` into the frame buffer; its pages wait for `step`."""
-        running = v["state"] == "running"
+        mark = v["mark"]  # the side to move, running or paused (app/display.py)
         lines = (
-            ("B " + v["black_sub"], running and v["turn"] == "black"),
+            ("B " + v["black_sub"], mark == "black"),
             v["black"],
-            ("W " + v["white_sub"], running and v["turn"] == "white"),
+            ("W " + v["white_sub"], mark == "white"),
             v["white"],
+            (v.get("detail", ""), False),
             (v["note"], False),
         )
         for i in range(len(_REGIONS)):

@@ -81,11 +81,11 @@ def edge_timer():
 class EdgeClock:
     """Words of one edge timer -> (tick in ms, level pressed) of each edge.
 
-    `start(now_us, steps=0)` at the moment the machine starts; `forward(now_us)` on every
-    loop pass keeps the reference within reach of the us counter's wrap;
-    `edge(word, now_ms, now_us)` -> (tick, pressed). Small ints only (tests/rp2 runs a
-    pass under micropython.heap_lock() on the chip): counts are taken modulo 2**29 and a
-    word's age stays within a pass's reach.
+    `start(now_us)` at the moment the machine starts (`start(now_us, steps)`: its count
+    already at `steps`); `forward(now_us)` on every loop pass keeps the reference within
+    reach of the us counter's wrap; `edge(word, now_ms, now_us)` -> (tick, pressed).
+    Small ints only (tests/rp2 runs a pass under micropython.heap_lock() on the chip):
+    counts are taken modulo 2**29 and a word's age stays within a pass's reach.
     """
 
     def __init__(self, ticks_add, ticks_diff):

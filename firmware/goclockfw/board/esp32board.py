@@ -79,14 +79,14 @@ class Esp32Board(McuBoard):
             self._counters[ch] = c
 
     def erasing(self, on):
-        """The flash may erase from now (True) until told False (app/session.py Ports)."""
+        """The flash may erase from now (True) until told False (board/base.py)."""
         pins = self._pins
         armed = self._armed
         held = self._held
         counters = self._counters
         now = time.ticks_ms()
         if on:
-            self._erase_from = now
+            self._erase_from = now  # type: ignore[assignment]  # (the stubs type ticks apart)
         for ch in range(3):
             if not self._soft[ch]:
                 continue

@@ -1,10 +1,11 @@
 """What the RP2040 and ESP32 boards share: pins from the board file, serial over USB stdio.
 
-A board object is everything the application (app/app.py) may ask of hardware;
+`McuBoard` is the board interface (board/base.py) on a microcontroller with `machine`;
 board/rp2board.py and board/esp32board.py add what differs (the arbiter key, the battery
-ADC, the I2S unit). The pin map is data: /board.json, copied from boards/ by
-`make flash`. Anything missing or failing to start (no amplifier, no display,
-no ADC) is left out with a notice, never a crash: the clock runs without it.
+ADC, the flash block device, the PIO edge timers, how the loop sleeps). The pin map is
+data: /board.json, copied from boards/ by `make flash`. Anything missing or failing to
+start (no amplifier, no display, no ADC) is left out with a notice (`notices`), never a
+crash: the clock runs without it.
 
 The player buttons are wired to GND with the internal pull-ups on, so a
 pressed button reads 0; their edges (both ways) are timestamped in a hard
@@ -19,7 +20,8 @@ import time
 import machine
 import micropython
 
-from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, EdgeRing
+from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
+from goclockfw.board.base import Board
 from goclockfw.storage.fs import FS
 
 SERIAL_CHUNK = 256  # bytes taken from the USB line per loop iteration, at most
@@ -36,20 +38,16 @@ def load_board_file(path="board.json"):
         return {}
 
 
-class McuBoard:
+class McuBoard(Board):
     family = "mcu"
-    has_console = False  # no launcher to print to
-    virtual = False
-    quit = False  # a board never asks the application to stop
 
     def __init__(self, spec):
+        Board.__init__(self)  # the edge ring, the notices
         self.spec = spec
         self.name = spec.get("board", self.family)
-        self.notices = []  # what could not be started, for the app to log
         self.fs = FS("")
         self.flash = self._flash()  # the file system's block device: the log chunks use it raw
         self.sounds = spec.get("sounds", "/sounds")
-        self.ring = EdgeRing()
         self.display = None
         self._pins: list = [None, None, None]
         self._armed = bytearray(3)  # a soft-interrupt pin is watched (see _setup_button)
@@ -145,7 +143,7 @@ class McuBoard:
         """Give channel `ch` a hardware edge timer (RP2040: PIO); False where there is none."""
         return False
 
-    def wake_ms(self, running):
+    def wake_ms(self, running, now):
         """The longest sleep the loop may take: a press is charged at its edge whatever
         the loop does, but what follows it (the other clock shown, the mover's calls cut)
         waits for the loop to wake, and the loop is not woken by a button."""
@@ -165,10 +163,6 @@ class McuBoard:
                 self._armed[ch] = 1
                 trigger = machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING
                 self._pins[ch].irq(handler=self._handlers[ch], trigger=trigger)
-
-    def next_input_ms(self, now):
-        """Ms until an input needs sampling again, or None (interrupts do it all)."""
-        return None
 
     # ----- serial (USB stdio) ---------------------------------------------
 
@@ -218,7 +212,7 @@ class McuBoard:
         return n if written is None else written
 
     def _flash(self):
-        """The block device of the flash file system (hal_rp2, hal_esp32 say which)."""
+        """The block device of the flash file system (rp2board.py, esp32board.py say which)."""
         return None
 
     def kbd_intr(self, enable):
@@ -240,7 +234,7 @@ class McuBoard:
             self._led.value(1 if on else 0)
 
     def _setup_battery(self, spec):
-        """Board specific: hal_rp2/hal_esp32 make the ADC."""
+        """Board specific: rp2board.py and esp32board.py make the ADC."""
 
     def battery_mv(self):
         return None
@@ -319,6 +313,3 @@ class McuBoard:
         if self._i2s is not None:
             self._i2s.deinit()
             self._i2s = None
-
-    def console(self, obj):
-        """Desktop-only output (the sim's screen); a real board has none."""

@@ -43,7 +43,6 @@ class Rp2Board(McuBoard):
         self._sample_ms = SAMPLE_MS
         self._sms = []  # (channel, StateMachine, EdgeClock)
         self._edge_prog = None
-        self.watch_serial = True  # the loop reads requests: a byte ends the sleep
         McuBoard.__init__(self, spec)
 
     def _edge_timer(self, ch, pin):
@@ -87,7 +86,7 @@ class Rp2Board(McuBoard):
             self._last_sample = now
             self._bootsel_level = 1 if rp2.bootsel_button() else 0
 
-    def wake_ms(self, running):
+    def wake_ms(self, running, now):
         self._sample_ms = SAMPLE_MS if running else IDLE_SAMPLE_MS
         return None  # `wait` returns for a button's edge, a BOOTSEL change or a byte
 
@@ -104,7 +103,7 @@ class Rp2Board(McuBoard):
                 return
             if left < step:
                 step = left
-            if self.watch_serial:
+            if self.watch_serial:  # the loop reads requests (board/base.py): a byte ends it
                 for _ in self._ipoll_in(step):
                     return  # a request byte
             else:

@@ -22,7 +22,8 @@ What the loop shows or says comes out as the desktop board's console objects ({"
 
 import gc
 
-from goclockfw.app.buttons import CHANNEL_NAMES, EdgeRing
+from goclockfw.app.buttons import CHANNEL_NAMES
+from goclockfw.board.base import Board
 from goclockfw.browser.flash import BrowserFS, ChunkFiles
 from goclockfw.browser.oled import Oled
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
@@ -34,20 +35,18 @@ FLASH_ROOT = "/flash"
 SOUNDS = "/sounds"
 
 
-class BrowserBoard:
+class BrowserBoard(Board):
+    """The board interface (board/base.py) in a web page."""
+
     family = "browser"
+    name = "browser"
+    sounds = SOUNDS
     has_console = True
 
     def __init__(self, now=0, held=(), display=True):
-        self.name = "browser"
-        self.notices = []
-        self.fs = BrowserFS(FLASH_ROOT)
-        self.flash = ChunkFiles(self.fs)
-        self.sounds = SOUNDS
-        self.ring = EdgeRing()
+        fs = BrowserFS(FLASH_ROOT)
+        Board.__init__(self, fs, ChunkFiles(fs))  # the edge ring, the notices
         self.display = Oled() if display else None
-        self.quit = False
-        self.watch_serial = True
         self.now = now & TICKS_MAX
         self.wait_ms = 0  # what the last pass asked to sleep
         self.kbd = -1
@@ -68,11 +67,9 @@ class BrowserBoard:
     def wait(self, ms):
         self.wait_ms = ms if ms > 0 else 0
 
-    def wake_ms(self, running):
-        return None  # the page runs a pass at once when an input comes
-
-    def next_input_ms(self, now):
-        """Ms until a tap lets its button go, or None."""
+    def wake_ms(self, running, now):
+        """Ms until a tap lets its button go, or None: the page runs a pass at once when an
+        input comes."""
         best = None
         for end in self._tap_end:
             if end is not None:
@@ -162,18 +159,12 @@ class BrowserBoard:
             self._led = on
             self.console({"led": on})
 
-    def battery_mv(self):
-        return None  # no battery in a page
-
     def ram_free(self):
         gc.collect()
         return gc.mem_free()
 
     def make_player(self, rate, volume):
         return DesktopPlayer(self, volume)
-
-    def close_player(self):
-        pass
 
 
 def make_board(path=None, chip=None):

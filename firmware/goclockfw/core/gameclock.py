@@ -74,7 +74,8 @@ class GameClock:
         self.moves_made = 0
         self.reason = None  # why the last event method refused, for the caller to report
         self.loss = None  # how the game ended: "byoyomi", "time" or "late"
-        self.last_late_ms = 0
+        self.last_late_ms = 0  # the last arrival's lateness ...
+        self.last_charged_ms = 0  # ... and what it was charged (the arrive event's value)
         self._seg_start = 0
         self._done = 0
         self._active = 0  # game time (pauses excluded) up to _seg_start
@@ -145,12 +146,20 @@ class GameClock:
         return self.side_status(side, now, self.status_buf[side])
 
     def status(self, now):
-        """The game as of `now` (after `advance(now)`): state, whose turn, both sides, moves made."""
+        """The game as of `now` (after `advance(now)`): state, whose turn (also while paused:
+        the side whose clock runs on resume), both sides, moves made. A side marked late
+        that has not arrived has `"absent": True` in its status here (not in the events')."""
+        black = self.side_status(BLACK, now)
+        white = self.side_status(WHITE, now)
+        if self.sides[BLACK].absent:
+            black["absent"] = True
+        if self.sides[WHITE].absent:
+            white["absent"] = True
         return {
             "state": self.state,
             "turn": SIDE_NAMES[self.turn] if self.turn >= 0 else None,
-            "black": self.side_status(BLACK, now),
-            "white": self.side_status(WHITE, now),
+            "black": black,
+            "white": white,
             "moves": self.moves_made,
         }
 
@@ -327,6 +336,7 @@ class GameClock:
         charged = charge if charge < s.main else s.main
         s.main -= charged
         self.last_late_ms = late
+        self.last_charged_ms = charged
         self._emit("arrive", side, now, charged)
         if s.main == 0 and charged > 0:
             self._main_ran_out(s, side, now)

@@ -44,7 +44,8 @@ import select
 import sys
 import time
 
-from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT, EdgeRing
+from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT
+from goclockfw.board.base import Board
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.desktop.parts import DesktopPlayer
@@ -72,19 +73,19 @@ def _repo_sounds():
     return firmware + "/../sounds"
 
 
-class DesktopBoard:
+class DesktopBoard(Board):
+    """The board interface (board/base.py) on a PC: keys for buttons, a pty for the serial
+    line, a file for the flash, JSON lines on stdout for the speaker, the LED and the view."""
+
     family = "desktop"
+    name = "desktop"
     has_console = True
 
     def __init__(self, chip=None):
-        self.name = "desktop"
-        self.notices = []
+        Board.__init__(self)  # the edge ring, the notices
         chip = chip or os.getenv("GOCLOCK_CHIP") or None
         self.flash, self.fs = _mount_flash(chip)
         self.sounds = os.getenv("GOCLOCK_SOUNDS") or _repo_sounds()
-        self.ring = EdgeRing()
-        self.display = None
-        self.quit = False
         self.virtual = os.getenv("GOCLOCK_VIRTUAL") == "1"
         self.view_on = os.getenv("GOCLOCK_VIEW") != "0"
         self._battery = os.getenv("GOCLOCK_BATTERY")
@@ -200,12 +201,9 @@ class DesktopBoard:
                 return
             self._key(self._one[0], now)
 
-    def wake_ms(self, running):
-        """None: the desktop's wait returns at once when a key or a serial byte comes."""
-        return None
-
-    def next_input_ms(self, now):
-        """Ms until a key tap lets its button go, or None."""
+    def wake_ms(self, running, now):
+        """Ms until a key tap lets its button go, or None: the desktop's wait returns at
+        once when a key or a serial byte comes."""
         best = None
         for ch in range(3):
             end = self._tap_end[ch]

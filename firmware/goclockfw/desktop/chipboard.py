@@ -10,6 +10,7 @@ from a host come from `reader`, a callable returning bytes or None.
 """
 
 from goclockfw.app.buttons import DEBOUNCE_MS
+from goclockfw.board.base import Board
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
@@ -19,14 +20,13 @@ WAKE_IDLE_MS = 100
 WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep
 
 
-class ChipBoard:
-    has_console = False
-    notices = ()
-    quit = False
+class ChipBoard(Board):
+    family = "chip model"
 
     def __init__(self, chip, ring, t0_ms=0, erase_max=False, display=False):
+        Board.__init__(self)
         self.name = chip
-        self.ring = ring
+        self.ring = ring  # the model's: it puts the edges it times there
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
         self.display = ModelDisplay(self.model) if display else None
         self.reader = lambda: None
@@ -81,11 +81,8 @@ class ChipBoard:
     def level(self, ch):
         return self.model.level(ch)
 
-    def wake_ms(self, running):
+    def wake_ms(self, running, now):
         return WAKE_RUNNING_MS if running else WAKE_IDLE_MS
-
-    def next_input_ms(self, now):
-        return None
 
     def read_serial(self):
         return self.reader()
@@ -104,9 +101,6 @@ class ChipBoard:
 
     def set_led(self, on):
         self.led = on
-
-    def battery_mv(self):
-        return None
 
 
 class ModelDisplay:

@@ -7,68 +7,57 @@ preset) and dispatches requests; the clock state lives in the application,
 which it reaches through the narrow interface below. A refused request leaves
 that state untouched and no exception ever escapes `handle_line`.
 
-The app interface (implemented by app/session.py; the tests drive that real session)
-------------------------------------------------------------------------------------
-Sides are ints: 0 = black, 1 = white. Times are integer milliseconds.
-Any method may raise ValueError (ConfigError and ClockError are ValueErrors)
-with a clear message; the protocol turns that into `{"ok": false, "error": msg}`.
-Methods must not change anything when they raise.
+What it calls: the command layer (app/commands.py)
+--------------------------------------------------
+The protocol is one command source among others (the arbiter key, a networked clock's
+MQTT topic): it checks a request's arguments, calls the command layer and turns what it
+answers into the reply. Sides are ints there: 0 = black, 1 = white; times integer ms.
+A command refuses with a ValueError (app/commands.py's Refused), having changed
+nothing; the protocol replies `{"ok": false, "error": msg}` (for `late` and `arrive`:
+`"accepted": false` with the message as `reason`, as for an ignored `press`).
 
-  app.info() -> dict
-      {"version": str, "board": str, "flash_free": int, "ram_free": int (bytes),
-       "battery_mv": int or None, "voices": [str, ...] (the voice packs in
-       /sounds, by name)}  (the protocol adds "protocol": PROTOCOL_VERSION)
-  app.status() -> dict
-      {"state": "idle"|"running"|"paused"|"ended", "turn": "black"|"white"|None,
-       "black": side_status, "white": side_status, "time_control": dict,
-       "game": int or None (log id), "moves": int}
-      side_status is GameClock.side_status(side, now) (main_ms, flagged,
-      periods/period_ms or moves/period_ms).
-  app.get_config() -> dict          the stored config (configstore form)
-  app.set_config(cfg)               cfg: a complete config already checked with
-                                    configstore.validate_config; the app refuses
-                                    (ValueError) while a clock runs, else stores
-                                    it (ConfigStore.save), applies it and logs it
-  app.get_presets() -> list         [{"name": str, "time_control": dict}, ...]
-  app.set_presets(presets)          presets already checked with
-                                    configstore.validate_presets; stores them
-  app.pause()                       raises ValueError when nothing runs
-  app.resume()                      raises ValueError when not paused
-  app.reset(preset)                 preset: None (configured time control) or a
-                                    valid index into get_presets(), from 0 (the
-                                    protocol's preset N is index N - 1); refuses
-                                    (ValueError "a clock is running: pause it
-                                    first") while a clock runs; else ends and
-                                    logs the current game, loads the new one
-  app.press(side) -> (bool, str or None)
-                                    a virtual button press, exactly as the
-                                    player's button: (accepted, reason)
-  app.late(side) -> (bool, str or None)
-                                    mark the side absent at the start of the
-                                    game (GameClock.late): (accepted, reason)
-  app.arrive(side) -> (bool, str or None)
-  app.maintenance() -> int or None
-                                    ends the game whatever its state (logged with
-                                    reason "maintenance", never resumed) so the
-                                    keyboard interrupt is on: a host may take the
-                                    REPL (goclock deploy --force); the id of the
-                                    game ended, or None
-                                    the absent side arrives (GameClock.arrive),
-                                    charged for its lateness: (accepted, reason)
-  app.time_set(side, main_ms, periods, period_ms, moves)
-                                    arbiter adjustment; the arguments not given
-                                    are None; only while paused or idle (else
-                                    ValueError); logged by the app
-  app.logs                          the game logs (storage/journal.py: list, read, clear);
-                                    the protocol reads list/read/clear from it
+  commands.info() -> dict           {"version", "board", "flash_free", "ram_free" (bytes),
+                                    "battery_mv" (int or None), "voices" (the voice
+                                    packs, by name)}; the protocol adds "protocol"
+  commands.status() -> dict         {"state", "turn", "black", "white", "time_control",
+                                    "game" (log id or None), "moves"}; a side's status is
+                                    GameClock.side_status (main_ms, flagged, periods/
+                                    period_ms or moves/period_ms ...), with "absent": true
+                                    while the side is marked late
+  commands.get_config(), commands.set_config(cfg)
+                                    cfg complete, already checked (configstore.
+                                    validate_config); refused while a clock runs
+  commands.get_presets(), commands.set_presets(presets)
+                                    presets already checked (validate_presets)
+  commands.pause(), commands.resume()
+  commands.reset(preset)            preset: None (the configured time control) or a
+                                    preset's number, from 1 (as the clock announces
+                                    them: 预设1 is the first); refused while a clock runs
+  commands.press(side) -> bool      a virtual button press, exactly as the player's
+                                    button; commands.reason says why one was ignored
+  commands.late(side)               mark the side absent at the start of the game
+  commands.arrive(side) -> (charged_ms, late_ms)
+                                    the absent side arrives, charged for its lateness
+  commands.time_set(side, main_ms, periods, period_ms, moves)
+                                    arbiter adjustment; the arguments not given are
+                                    None; only while paused or idle; logged
+  commands.maintenance() -> int or None
+                                    ends the game whatever its state (logged with reason
+                                    "maintenance", never resumed) so the keyboard
+                                    interrupt is on: a host may take the REPL (goclock
+                                    deploy --force); the id of the game ended, or None
+  commands.logs                     the game logs (storage/journal.py: list, read, clear)
 
-Events: the app calls `protocol.clock_event(...)` for every clock event (built
+Events: the session calls `protocol.clock_event(...)` for every clock event (built
 by goclockfw/events.py, the same object as the game log's record) and
 `protocol.event(kind, fields)` for status and log notices; they are written with
 the `write` callable given to Protocol only while a host asked to `watch`.
 `write(data)` receives one JSON line (str or bytes) WITHOUT its trailing
 newline, exactly like the value returned by `handle_line`: the serial sender
 adds "\\n".
+
+Reading bytes, holding requests whose replies have no room and the output ring are the
+serial line's (app/hostline.py): `lines(data)` and `reply_to(line)` are what it uses.
 """
 
 import binascii
@@ -107,17 +96,20 @@ def _error(rid, msg):
     return _dumps({"id": rid, "ok": False, "error": msg})
 
 
+def _text(reply):
+    return reply if isinstance(reply, str) else bytes(reply).decode()
+
+
 class Protocol:
     """Answers request lines for one serial connection."""
 
-    def __init__(self, app, write=None):
-        self.app = app
+    def __init__(self, commands, write=None):
+        self.commands = commands
         self.write = write
         self.watching = False
         self._events = EventWriter()
         self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
         self._reader = LineReader(MAX_LINE)
-        self.held = []  # request lines read but not yet answered (no room for their replies)
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -142,47 +134,27 @@ class Protocol:
 
     # -- input -----------------------------------------------------------
 
-    def feed(self, data, put=None, room=None):
-        """Take raw serial bytes; return the reply lines for the requests they complete.
+    def lines(self, data):
+        """The request lines raw serial bytes complete (protocol/lineread.py: over-long
+        lines are refused without being buffered, "\r" and "\r\n" end lines too, empty
+        lines are skipped): copies, or OVERLONG for a line over MAX_LINE."""
+        return self._reader.feed(data)
 
-        With `put`, each reply is handed to put(line) as soon as it is made (bytes-like,
-        valid only during the call: the device copies it into its output) and nothing is
-        returned: a reply is written in place, without a string of its own. With `room`
-        too, a request is answered only while room() says its reply fits; the lines after
-        are held, in order, for `answer_held` (`held` says there are some), so a read that
-        completes many requests never loses a reply to a host that does not read.
+    def feed(self, data):
+        """Raw serial bytes -> the reply texts of the requests they complete (tests and
+        tools; the clock's serial line answers through `lines` and `reply_to`)."""
+        return [_text(self.reply_to(line)) for line in self._reader.feed(data)]
 
-        See protocol/lineread.py: over-long lines are refused without being buffered,
-        "\r" and "\r\n" end lines too, empty lines get no reply.
-        """
-        replies = None if put is not None else []
-        held = self.held
-        for line in self._reader.feed(data):
-            if room is not None and (held or not room()):
-                held.append(line)  # (rare: a host that stopped reading; the reader copied it)
-                continue
-            reply = self._reply_to(line)
-            if put is not None:
-                put(reply)
-            else:
-                replies.append(reply if isinstance(reply, str) else bytes(reply).decode())
-        return replies
-
-    def answer_held(self, put, room):
-        """Answer the held request lines, oldest first, while their replies fit."""
-        held = self.held
-        while held and room():
-            put(self._reply_to(held.pop(0)))
-
-    def _reply_to(self, line):
+    def reply_to(self, line):
+        """One line from `lines` -> its reply: text when refused, else the reply buffer
+        (bytes-like, valid until the next request: the line's sender copies it)."""
         if line is OVERLONG:
             return _error(None, "request line over %d bytes" % MAX_LINE)
         return self._answer(line)
 
     def handle_line(self, line):
         """One request line (bytes or str, newline optional) -> reply text."""
-        reply = self._answer(line)
-        return reply if isinstance(reply, str) else bytes(reply).decode()
+        return _text(self._answer(line))
 
     def _answer(self, line):
         """One request line -> its reply: text when refused, else the reply buffer."""
@@ -214,7 +186,7 @@ class Protocol:
                 return _error(rid, "unknown command '%s'" % cmd[:40])
             result = handler(req)
             return self._reply(result, rid)
-        except ValueError as e:  # RequestError, ConfigError, ClockError
+        except ValueError as e:  # RequestError, ConfigError, the command layer's Refused
             return _error(rid, str(e) or "invalid request")
         except OSError as e:  # a flash write refused (full, worn): the clock goes on
             return _error(rid, "storage error: %s" % (e,))
@@ -265,37 +237,37 @@ class Protocol:
     # -- commands --------------------------------------------------------
 
     def _info(self, req):
-        r = dict(self.app.info())
+        r = dict(self.commands.info())
         r["protocol"] = PROTOCOL_VERSION
         return r
 
     def _status(self, req):
-        return dict(self.app.status())
+        return dict(self.commands.status())
 
     def _config_get(self, req):
-        return {"config": self.app.get_config()}
+        return {"config": self.commands.get_config()}
 
     def _config_set(self, req):
         new = want_object(req, "config")
         shapes.check_config(new)
-        merged = dict(self.app.get_config())
+        merged = dict(self.commands.get_config())
         for k in new:
             merged[k] = new[k]
         cfg = validate_config(merged)
-        self.app.set_config(cfg)
-        return {"config": self.app.get_config()}
+        self.commands.set_config(cfg)
+        return {"config": self.commands.get_config()}
 
     def _presets_get(self, req):
-        return {"presets": self.app.get_presets()}
+        return {"presets": self.commands.get_presets()}
 
     def _presets_set(self, req):
         shapes.check_presets(req.get("presets"))
         presets = validate_presets(req.get("presets"))
-        self.app.set_presets(presets)
-        return {"presets": self.app.get_presets()}
+        self.commands.set_presets(presets)
+        return {"presets": self.commands.get_presets()}
 
     def _logs_list(self, req):
-        return {"logs": self.app.logs.list()}
+        return {"logs": self.commands.logs.list()}
 
     def _logs_get(self, req):
         game = want_int(req, "game", 0, 0x7FFFFFFF)
@@ -303,7 +275,7 @@ class Protocol:
             raise RequestError("'game' is required")
         offset = want_int(req, "offset", 0, 0x7FFFFFFF, 0)
         length = want_int(req, "length", 1, LOG_CHUNK, LOG_CHUNK)
-        data, size = self.app.logs.read(game, offset, length)
+        data, size = self.commands.logs.read(game, offset, length)
         b64 = binascii.b2a_base64(data).decode().strip() if data else ""
         return {
             "game": game,
@@ -315,7 +287,7 @@ class Protocol:
 
     def _logs_clear(self, req):
         game = want_int(req, "game", 0, 0x7FFFFFFF)
-        return {"removed": self.app.logs.clear(game)}
+        return {"removed": self.commands.logs.clear(game)}
 
     def _watch(self, req):
         on = want_bool(req, "on")
@@ -330,45 +302,45 @@ class Protocol:
         moves = want_int(req, "moves", 0, 1000)
         if main_ms is None and period_ms is None and periods is None and moves is None:
             raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
-        self.app.time_set(side, main_ms, periods, period_ms, moves)
-        return dict(self.app.status()[SIDE_NAMES[side]])
+        self.commands.time_set(side, main_ms, periods, period_ms, moves)
+        return dict(self.commands.status()[SIDE_NAMES[side]])
 
     def _pause(self, req):
-        self.app.pause()
-        return {"state": self.app.status()["state"]}
+        self.commands.pause()
+        return {"state": self.commands.clock_state()}
 
     def _resume(self, req):
-        self.app.resume()
-        return {"state": self.app.status()["state"]}
+        self.commands.resume()
+        return {"state": self.commands.clock_state()}
 
     def _reset(self, req):
-        # Numbered from 1, as the clock announces them (预设1 is the first), here and in the app.
-        preset = want_int(req, "preset", 1, 1000)
-        if preset is not None:
-            count = len(self.app.get_presets())
-            if preset > count:
-                raise RequestError("no preset %d (the clock has %d)" % (preset, count))
-        self.app.reset(preset)
-        st = self.app.status()
+        # Numbered from 1, as the clock announces them (预设1 is the first): the command
+        # layer refuses a number the clock has no preset for.
+        self.commands.reset(want_int(req, "preset", 1, 1000))
+        st = self.commands.status()
         return {"state": st["state"], "time_control": st["time_control"]}
 
     def _press(self, req):
-        return _accepted(self.app.press(want_side(req)))
+        c = self.commands
+        if c.press(want_side(req)):
+            return {"accepted": True}
+        return {"accepted": False, "reason": c.reason or "ignored"}
 
     def _late(self, req):
-        return _accepted(self.app.late(want_side(req)))
+        side = want_side(req)  # a bad argument is an error; a refusal is not accepted
+        try:
+            self.commands.late(side)
+        except ValueError as e:
+            return {"accepted": False, "reason": str(e) or "ignored"}
+        return {"accepted": True}
 
     def _arrive(self, req):
-        return _accepted(self.app.arrive(want_side(req)))
+        side = want_side(req)
+        try:
+            charged_ms, late_ms = self.commands.arrive(side)
+        except ValueError as e:
+            return {"accepted": False, "reason": str(e) or "ignored"}
+        return {"accepted": True, "charged_ms": charged_ms, "late_ms": late_ms}
 
     def _maintenance(self, req):
-        return {"ended": self.app.maintenance()}
-
-
-def _accepted(result):
-    """An app's (accepted, reason) as a reply."""
-    accepted, reason = result
-    r = {"accepted": bool(accepted)}
-    if not accepted:
-        r["reason"] = reason or "ignored"
-    return r
+        return {"ended": self.commands.maintenance()}

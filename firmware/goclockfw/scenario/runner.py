@@ -1,11 +1,14 @@
 """Run a scenario through the clock core and write what happens as JSON Lines.
 
-    micropython scenario/runner.py SCENARIO.json    (the MicroPython unix port)
+    micropython scenario/runner.py SCENARIO.json    (the MicroPython unix port; - reads
+                                                 the scenario from standard input)
     goclock simulate SCENARIO.json              (CPython, through the host tool)
 
 A scenario is {"time_control": {...}, "events": [{"t": ms, "do": ..., ...}],
 "until": ms}. Virtual time jumps from deadline to deadline: every line carries
-the exact millisecond of what it reports. Each line is an event in the one
+the exact millisecond of what it reports. Without "until" the game is played to
+its end: the final line comes when a side has lost (or at the last event, when
+no clock runs after it or the game is untimed, which never ends by itself). Each line is an event in the one
 format of goclockfw/events.py (the protocol's event lines and the game log's
 records are the same objects), byte-identical on CPython and MicroPython.
 
@@ -17,7 +20,9 @@ import json
 import sys
 
 from goclockfw.core import gameclock, timecontrol
+from goclockfw.core.gameclock import RUNNING
 from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
+from goclockfw.core.timecontrol import UNTIMED
 from goclockfw.events import EventWriter
 
 ACTIONS = ("start", "press", "pause", "resume", "adjust", "timeout_pass", "late", "arrive")
@@ -37,7 +42,7 @@ def _int_ms(field, v):
 
 
 def check_scenario(obj):
-    """Validate a scenario; returns (TimeControl, events, until, tick_offset)."""
+    """Validate a scenario; returns (TimeControl, events, until or None, tick_offset)."""
     if not isinstance(obj, dict):
         raise ScenarioError("scenario: must be a JSON object")
     for key in obj:
@@ -45,6 +50,12 @@ def check_scenario(obj):
             raise ScenarioError("%s: unknown key" % key)
     if "time_control" not in obj:
         raise ScenarioError("time_control: missing")
+    if not isinstance(obj["time_control"], dict):
+        raise ScenarioError(
+            'time_control: must be a JSON object like {"type": "byoyomi", "main": 600, '
+            '"periods": 3, "period": 30} (goclock simulate also reads a notation: "byo '
+            '10m+3x30s")'
+        )
     try:
         tc = timecontrol.parse(obj["time_control"])
     except timecontrol.ConfigError as exc:
@@ -72,8 +83,8 @@ def check_scenario(obj):
         if side is None and ev["do"] in ("press", "adjust", "late", "arrive"):
             raise ScenarioError("%s.side: missing" % where)
         _check_values(ev, where)
-    until = _int_ms("until", obj.get("until", last))
-    if until < last:
+    until = _int_ms("until", obj["until"]) if "until" in obj else None
+    if until is not None and until < last:
         raise ScenarioError("until: before the last event")
     offset = _int_ms("tick_offset", obj.get("tick_offset", 0)) % TICKS_PERIOD
     return tc, events, until, offset
@@ -151,6 +162,23 @@ def _apply(clock, ev, tick):
     return True
 
 
+def _play_out(clock, printer, base_tick, t):
+    """No "until": run from deadline to deadline until a side loses; the time it ends.
+
+    An untimed clock never ends (its hourly rebases would run for ever), and a clock that
+    does not run has nothing to wait for: both stop at the last event, `t`."""
+    if clock.tc.kind == UNTIMED:
+        return t
+    while clock.state == RUNNING:
+        tick = clock.next_deadline()
+        if tick is None:
+            break
+        t += ticks_diff(tick, ticks_add(base_tick, t))
+        printer.ref_t = t
+        clock.advance(tick)
+    return t
+
+
 def run(obj, write):
     """Run a scenario object, writing each output line with `write(str)`."""
     tc, events, until, base_tick = check_scenario(obj)
@@ -165,6 +193,8 @@ def run(obj, write):
             side = _SIDE_OF.get(ev.get("side"), -1)
             extra = (("do", ev["do"]),)
             printer.line(printer.events.event("ignored", t, side, clock.reason, extra))
+    if until is None:
+        until = _play_out(clock, printer, base_tick, events[-1]["t"] if events else 0)
     printer.ref_t = until
     end_tick = ticks_add(base_tick, until)
     clock.advance(end_tick)
@@ -181,8 +211,11 @@ def main(argv):
         sys.stderr.write("usage: scenario/runner.py SCENARIO.json\n")
         return 2
     try:
-        with open(argv[1]) as f:
-            obj = json.loads(f.read())
+        if argv[1] == "-":
+            obj = json.loads(sys.stdin.read())
+        else:
+            with open(argv[1]) as f:
+                obj = json.loads(f.read())
     except OSError as exc:
         sys.stderr.write("simulate: cannot read %s: %s\n" % (argv[1], exc))
         return 2

@@ -193,21 +193,29 @@ class ChunkPool:
         self.bdev.writeblocks(block, self._page, 0)
         self.programs += 1
 
-    def program(self, i, offset, data, n=-1):
-        """Program bytes `data[:n]` at `offset` of chunk `i` (erased bytes only)."""
+    def program(self, i, offset, data, n=-1, lead=-1):
+        """Program bytes `data[:n]` at `offset` of chunk `i` (erased bytes only); with
+        `lead` (a byte value), that byte at `offset` and the data after it, in the same
+        page programs."""
         if n < 0:
             n = len(data)
         block = self.blocks[i]
         page = self._page
-        done = 0
+        first = 1 if lead >= 0 else 0
+        done = -first  # bytes of data programmed (-1: the lead byte is still to come)
         while done < n:  # page by page (the usual record: one page), copied in place
-            at = offset + done
+            at = offset + first + done
             base = at - at % PAGE
             start = at - base
             count = PAGE - start
+            fill(page, 0, PAGE, 0xFF)  # an erased page: programming it changes nothing
+            if done < 0:
+                page[start] = lead
+                done = 0
+                start += 1
+                count -= 1
             if count > n - done:
                 count = n - done
-            fill(page, 0, PAGE, 0xFF)  # an erased page: programming it changes nothing
             copy(page, start, data, done, count)
             self.bdev.writeblocks(block, page, base)
             self.programs += 1

@@ -27,7 +27,8 @@ time. A board that cannot time a press during an erase (the ESP32: `erase_runnin
 False) erases nothing else while a clock runs either: no freed chunk is erased, no
 broken one dropped, until the clock stops or the spares are down to the reserve (an
 emergency: a game that outgrew its spares, or started before they were ready).
-Claiming a part is a page program. When no spare is left but the reserve,
+Claiming a part is two page programs (its claim line, then the line's newline: a claim
+is one only once whole). When no spare is left but the reserve,
 only essential records (moves, pauses, adjustments, rulings, the end) are written; calls
 and notices are dropped first. When even finished games are gone and the flash is full,
 the running game writes a snapshot of the clock and gives up its own oldest parts: the
@@ -38,7 +39,13 @@ take more of its beginning away unseen.
 
 The log that `read` serves is the parts' records and mark lines, without chunk headers,
 claim lines or torn tails: `goclock logs verify` checks its chain (mark lines carry no
-checksum and are skipped). See docs/storage.md.
+checksum and are skipped).
+
+A power cut can stop any program part way, any of its bits still at 1: every write that
+takes more than one program is ordered so that what a cut leaves reads as before it or
+as after it (a claim's newline last; the newline closing marks in two steps; a game
+cleared by a mark in its first part before its parts are struck out, which a boot
+finishes). The table of them is in docs/storage.md.
 """
 
 from goclockfw.bytesops import copy, int_to4
@@ -48,6 +55,14 @@ from goclockfw.storage.logline import LineBuilder, check_line, claimed
 CLAIM_AT = HEADER_LEN
 CLAIM_LEN = 12  # b"G" + 5 digits + b" " + 4 digits + b"\n"
 DATA_AT = CLAIM_AT + CLAIM_LEN
+# A claim line is live while its first byte is b"G" (LIVE) and its newline (END, programmed
+# last) is whole. Later programs of one byte each (bits only go from 1 to 0: what a cut
+# leaves of one is the old byte, or a byte that is neither) change what it says:
+LIVE = 0x47
+_STRUCK = b"\x00"  # at CLAIM_AT: the part is no longer the game's (its erase comes later)
+SEP = CLAIM_AT + 6  # the space between the game and the part; _STRUCK there, the claim
+CLEARING = 0x00  # still live: the whole game is being cleared (a boot finishes it)
+END = CLAIM_AT + CLAIM_LEN - 1
 # A progress mark per this much running clock. A cut gives back less than this plus the
 # lateness of the last mark (the loop wakes for each; erases keep clear of them): the
 # promise is at most 2 s.
@@ -70,6 +85,7 @@ ESSENTIAL2 = ("arrive", "end", "snapshot", "cut", "timeout", "forfeit", "period"
 CUT = b'{"event":"cut"'
 _DOT = 46
 _NL = 10
+_NL_FIRST = b"\xdf"  # a newline's first step (bit 5 only; see _append)
 _ERASED = 0xFF
 
 
@@ -81,6 +97,20 @@ def _digits(buf, start, n):
             return -1
         v = v * 10 + d
     return v
+
+
+def _erased_from(buf, at):
+    """Is everything from `at` to the end of `buf` (a block) erased? Compared a page at a
+    time, in C (boot and list only: the slices allocate)."""
+    n = len(buf)
+    while at < n:
+        k = PAGE - at % PAGE
+        if k > n - at:
+            k = n - at
+        if buf[at : at + k] != _BLANK[:k]:
+            return False
+        at += k
+    return True
 
 
 def _field_hex(line, key):
@@ -161,6 +191,7 @@ class Journal:
         self._scans = {}  # game id -> GameScan of finished games
         self._seq = 0
         self._stuck = -1  # spares count at which work() last found nothing to do
+        self._stuck_running = False  # ... and whether a clock ran then (what it may do)
         self.lean = False  # the flash is full: only essential records are written
 
     # ----- boot ------------------------------------------------------------------
@@ -172,7 +203,8 @@ class Journal:
         self.games = {}
         self.spares = []
         self.dirty = []
-        head = bytearray(DATA_AT)
+        head = bytearray(DATA_AT + 1)
+        clearing = []
         for i in range(len(pool)):
             if pool.blocks[i] < 0:
                 continue  # broken: removed by work()
@@ -183,14 +215,27 @@ class Journal:
                 continue
             gid = _digits(head, CLAIM_AT + 1, 5)
             part = _digits(head, CLAIM_AT + 7, 4)
-            if head[CLAIM_AT] != 0x47 or head[CLAIM_AT + 6] != 32 or gid <= 0 or part < 0:
-                self.dirty.append(i)  # a torn claim, or a cleared game's part
+            # A claim is whole with its newline. (An earlier firmware wrote the claim in one
+            # program and, after a cut that left the newline out, wrote the game into the
+            # part: a claim without its newline whose part holds data is its.)
+            end = head[END] == _NL or (head[END] == _ERASED and head[DATA_AT] != _ERASED)
+            whole = head[CLAIM_AT] == LIVE and end and gid > 0 and part >= 0
+            if whole and head[SEP] == CLEARING:
+                clearing.append((gid, i))  # a clear cut short: finished below
+                self.dirty.append(i)
+                continue
+            if not whole or head[SEP] != 32:
+                self.dirty.append(i)  # a torn claim, or a cleared or given-up part
                 continue
             parts = self.games.setdefault(gid, {})
             if part in parts:
                 self.dirty.append(i)  # a duplicate (a cut while a part was reclaimed)
                 continue
             parts[part] = i
+        for gid, i in clearing:
+            # The game's clear was cut short: it is gone, whatever parts are left.
+            self._drop_parts(self.games.pop(gid, {}))
+            self._strike(i)
         self._seq = self._read_seq()
 
     def _read_seq(self):
@@ -243,19 +288,18 @@ class Journal:
                 k = pos
                 while k < stop and buf[k] == _DOT:
                     k += 1
-                if k != stop or nl < 0:
-                    # An unfinished mark line at the part's end: progress, not served.
-                    if k == stop or buf[k] == _ERASED:
-                        scan.marks += k - pos
-                    else:
-                        scan.torn = True
-                    break
                 scan.marks += k - pos
-                pos = end = nl + 1
-                continue
+                if k == stop and nl >= 0:
+                    pos = end = nl + 1
+                    continue
+                # An unfinished mark line at the part's end: progress, not served. The
+                # marks before a torn byte (a mark, or the newline that was to close them)
+                # were each whole when written: they count.
+                pos = k
+                break
             if nl < 0:
                 scan.torn = True  # a record cut short
-                break
+                return end
             line = bytes(view[pos:nl])
             try:
                 rec, c = check_line(line, scan.crc, visit is not None)
@@ -263,7 +307,7 @@ class Journal:
                 after = nl + 1
                 if after >= n or buf[after] == _ERASED:
                     scan.torn = True  # the part's last line, damaged: a write cut short
-                    break
+                    return end
                 # Damage inside the log is evidence: served as it is (verify shows it),
                 # skipped by replay; the chain goes on from what the line claims.
                 claimed_crc = claimed(line)
@@ -287,14 +331,22 @@ class Journal:
                 if c_from is not None:
                     scan.cut_from = c_from
             pos = end = nl + 1
+        if not _erased_from(buf, pos):
+            # Bytes after the part's last line (and marks) that are not erased: a program
+            # torn by a cut before its first byte changed. Not an empty part: never reused.
+            scan.torn = True
         return end
 
     # ----- writing ----------------------------------------------------------------------
 
     def begin(self, gid=None):
-        """Claim part 0 of a new game (or of `gid` again, to go on after a cut).
+        """Make a new game (or `gid` again, to go on after a cut) the one written, and claim
+        its next part. Returns the game id.
 
-        Returns the game id, or None (and `error`) when no spare chunk is left."""
+        With no spare chunk ready (`error` says so) it is still the game written: its first
+        write claims a part once `work` has made one. (Before, a game resumed after a cut
+        early in a fresh flash's first game, before any spare was made, was never written
+        again: every later press lost.)"""
         self.close()
         if gid is None:
             ids = self.ids()
@@ -323,9 +375,12 @@ class Journal:
             self._scans.pop(gid, None)
         self.current = gid
         self.moves_since_snapshot = 0
-        if not self._claim(gid, part):
-            self.current = None
-            return None
+        self.part = part - 1  # a claim takes part `self.part + 1`
+        self._chunk = -1
+        self._off = self.block_size  # no part yet: the next write claims one
+        self._line_end = DATA_AT
+        self._marks = 0
+        self._claim(gid, part)
         return gid
 
     def reopen_empty(self, gid):
@@ -350,7 +405,10 @@ class Journal:
             i = self.spares.pop(0)
             line = b"G%05d %04d\n" % (gid, part)
             try:
-                pool.program(i, CLAIM_AT, line)
+                # The newline last, in a program of its own: a cut that tears the first
+                # leaves no newline, and no claim (a torn digit could name another part).
+                pool.program(i, CLAIM_AT, line, CLAIM_LEN - 1)
+                pool.program(i, END, b"\n")
             except OSError as e:
                 self.error = "claiming a log chunk failed: %s" % e
                 self.dirty.append(i)
@@ -418,6 +476,13 @@ class Journal:
             self.dropped += 1
             self.error = "flash full: %s records dropped" % kind
             return False
+        if DATA_AT + n > self.block_size:
+            # More than a part holds (not a record this firmware makes on 4 KB blocks):
+            # programmed on, it would run into the next block.
+            self.dropped += 1
+            self.failures += 1
+            self.error = "game log record %s not written: %d bytes, too long" % (kind, n)
+            return False
         if self._off + lead + n > self.block_size:
             if len(self.spares) <= RESERVE and not essential:
                 self.dropped += 1
@@ -429,9 +494,15 @@ class Journal:
             lead = 0
         try:
             if lead:
-                self.pool.program(self._chunk, self._off, b"\n")
+                # The newline that closes the marks, in two steps: bit 5 first, then the
+                # newline with the record in one program. A "." has every 1 bit a "\n" has,
+                # so a newline torn in one go could read as one mark more (1.5 s taken from
+                # the running side); with bit 5 gone first, nothing a cut leaves can.
+                self.pool.program(self._chunk, self._off, _NL_FIRST)
+                self.pool.program(self._chunk, self._off, line, n, _NL)
                 self._off += 1
-            self.pool.program(self._chunk, self._off, line, n)
+            else:
+                self.pool.program(self._chunk, self._off, line, n)
         except OSError as e:
             # The part may hold part of the record now: go on in a fresh part.
             self.error = "game log write failed: %s" % e
@@ -490,7 +561,9 @@ class Journal:
         if self.dirty or self._broken():
             return True
         if spares < target:
-            return self._stuck != spares  # tried with this many: wait for a change
+            # Tried with this many: wait for a change (or for the clock to start or stop:
+            # a running game may give up its oldest part, a stopped one may not).
+            return self._stuck != spares or self._stuck_running != running
         return not running and spares > self.setup_spares + 2
 
     def step_erases(self):
@@ -546,9 +619,10 @@ class Journal:
         # that is left: the running game's oldest part, behind a snapshot, so its resume
         # point always fits.
         if running and self.current is not None and len(self.spares) <= RESERVE:
-            if len(self.games[self.current]) > 2:
+            if len(self.games.get(self.current, ())) > 2:
                 return self._give_up_oldest_part(snapshot)
         self._stuck = len(self.spares)  # nothing to be done until a spare is used
+        self._stuck_running = running
         return None
 
     def _forget(self, i):
@@ -577,16 +651,40 @@ class Journal:
         return None
 
     def _tombstone_game(self, gid):
+        """Clear game `gid`'s parts: for a reader, at once (a cut leaves it whole or gone).
+
+        Each part is struck out by a program of its claim's first byte (durable at once;
+        the erase comes later), but a game of several parts takes several programs, and a
+        cut between them would leave its last parts alone: a log whose first record is
+        chained to a part that is gone. So the first program marks the whole game as
+        being cleared (the byte between its id and its part, in its first part), then the
+        parts are struck out, that one last; a boot that finds the mark finishes the clear."""
         self._stuck = -1
-        # Program the claim's first byte to 0: readers no longer take the part for the
-        # game's (a program, durable at once); the erase comes later.
-        for i in self.games.pop(gid, {}).values():
-            try:
-                self.pool.program(i, CLAIM_AT, b"\x00")
-            except OSError:
-                pass
-            self.dirty.append(i)
+        parts = self.games.pop(gid, {})
         self._scans.pop(gid, None)
+        if not parts:
+            return
+        first = parts.pop(min(parts))
+        if parts:  # more than one part: the mark first
+            try:
+                self.pool.program(first, SEP, _STRUCK)
+            except OSError:
+                pass  # the strikes below still clear it (tail first: at worst a head stays)
+            self._drop_parts(parts)
+        self._strike(first)
+
+    def _drop_parts(self, parts):
+        for part in sorted(parts, reverse=True):  # the tail first: a cut leaves a head
+            self._strike(parts[part])
+
+    def _strike(self, i):
+        """Chunk i is no longer a game's part: its claim struck out, its erase to come."""
+        try:
+            self.pool.program(i, CLAIM_AT, _STRUCK)
+        except OSError:
+            pass
+        if i not in self.dirty:
+            self.dirty.append(i)
 
     def _give_up_oldest_part(self, snapshot):
         parts = self.games[self.current]
@@ -594,11 +692,8 @@ class Journal:
             return None
         oldest = min(parts)
         i = parts[oldest]
-        # The chain value the next part's first record follows: the last record's of this
-        # part (a part of marks only passes on what it was given).
+        # The chain value the next part's first record follows.
         after = self._chain_after(i)
-        if after is None:
-            after = self._head_crc
         # Said before it is done: a cut between the two leaves a record naming a part
         # that is still there, which verify simply does not need.
         fields = (("game", self.current), ("parts", oldest + 1), ("from", "%08x" % after))
@@ -611,28 +706,19 @@ class Journal:
                 self._done_size -= self._done[k][1] - DATA_AT
                 del self._done[k]
                 break
-        try:
-            self.pool.program(i, CLAIM_AT, b"\x00")
-        except OSError:
-            pass
-        self.dirty.append(i)
+        self._strike(i)
         return "flash full: the oldest part of the running game's log was reused"
 
     def _chain_after(self, i):
-        """The checksum of chunk i's last whole record (None: it holds none)."""
+        """The chain value chunk i, the running game's oldest part, passes on: as its readers
+        compute it (a torn last line passes on nothing; a part of marks only, what it was
+        given)."""
         buf = bytearray(self.block_size)
         self.pool.read(i, 0, buf)
-        last = None
-        pos = DATA_AT
-        while pos < len(buf) and buf[pos] != _ERASED:
-            nl = buf.find(b"\n", pos)
-            if nl < 0:
-                break
-            c = claimed(bytes(buf[pos:nl]))
-            if c is not None:
-                last = c
-            pos = nl + 1
-        return last
+        scan = GameScan(self.current)
+        scan.crc = self._head_crc
+        self._scan_part(buf, memoryview(buf), scan, None)
+        return scan.crc
 
     # ----- the protocol's view ---------------------------------------------------------
 
@@ -656,7 +742,7 @@ class Journal:
         if gid not in self.games:
             raise ValueError("no game %d" % gid)
         if gid == self.current:
-            parts = self._done + [(self._chunk, self._line_end)]
+            parts = self._done + ([(self._chunk, self._line_end)] if self._chunk >= 0 else [])
             size = self._served()
         else:
             scan = self.scan(gid)

@@ -83,8 +83,17 @@ def _add_command(sub, command):
     p.set_defaults(handler=_handler(command.handler))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake on the command line is one line like every other error
+    (`goclock: argument --periods: 0 or more, got -2 (goclock time set --help)`), not
+    its usage block; subcommand parsers are made of this class too."""
+
+    def error(self, message):
+        self.exit(2, "goclock: %s (see %s --help)\n" % (message, self.prog))
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="goclock",
         description="goclock host tool: configure, watch and arbitrate a goclock; pull, verify "
         "and export game logs. The clock is found by itself, or give --port (or $GOCLOCK_PORT).",

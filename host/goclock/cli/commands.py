@@ -27,7 +27,7 @@ def one_of(*args):
     return ("one_of", args)
 
 
-def ranged(lo, hi, what):
+def ranged(lo, hi):
     """An argparse type: an integer from lo to hi (hi None: no upper bound)."""
 
     def parse(text):
@@ -37,7 +37,7 @@ def ranged(lo, hi, what):
             raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
         if value < lo or (hi is not None and value > hi):
             bound = "from %d to %d" % (lo, hi) if hi is not None else "%d or more" % lo
-            raise argparse.ArgumentTypeError("%s: %s, got %d" % (what, bound, value))
+            raise argparse.ArgumentTypeError("%s, got %d" % (bound, value))
         return value
 
     return parse
@@ -106,7 +106,7 @@ COMMANDS = (
                         help="an OGS time-control object (or a game holding one)",
                     ),
                     arg("--preset", help="the time control of a preset (goclock presets list)"),
-                    arg("--volume", type=ranged(0, 10, "volume"), help="0 (silent) to 10"),
+                    arg("--volume", type=ranged(0, 10), help="0 (silent) to 10"),
                     arg("--voice", help="voice pack, e.g. zh"),
                     arg("--left-button", choices=SIDES, help="whose button is the left one"),
                     arg("--dry-run", action="store_true", help="check and print, send nothing"),
@@ -209,13 +209,13 @@ COMMANDS = (
                     arg("clock", nargs="?", help="main time left: 25:00, 1:30:00, 25m"),
                     arg(
                         "--periods",
-                        type=ranged(0, None, "--periods"),
+                        type=ranged(0, None),
                         help="byo-yomi periods left",
                     ),
                     arg("--period", help="time left in the current period or block: 30s"),
                     arg(
                         "--moves",
-                        type=ranged(0, None, "--moves"),
+                        type=ranged(0, None),
                         help="moves left in the current Canadian block",
                     ),
                 ),
@@ -314,6 +314,12 @@ COMMANDS = (
                 "--dry-run",
                 action="store_true",
                 help="build, list what would be copied, copy nothing",
+            ),
+            arg(
+                "--no-mip",
+                action="store_true",
+                help="do not install the display driver (ssd1306) with mip: offline, or "
+                "installed by hand (mpremote mip install ssd1306)",
             ),
         ),
         json=False,

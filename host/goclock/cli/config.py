@@ -201,5 +201,5 @@ def do_presets_push(args):
         return 0
     for i, p in enumerate(stored, 1):
         print("%d  %s  %s" % (i, p.get("name"), _tc_text(p.get("time_control", {}))))
-    print("%d presets on the clock" % len(stored))
+    print("%s on the clock" % ui.plural(len(stored), "preset"))
     return 0

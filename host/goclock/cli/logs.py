@@ -92,7 +92,7 @@ def do_pull(args):
         if not record.ok and not (record.torn and not record.problems and res["running"]):
             altered.append("game %d: %s" % (res["game"], record.verdict))
         if not args.json:
-            how = " (resumed at byte %d)" % res["resumed_from"] if res["resumed_from"] else ""
+            how = pull.how_text(res)
             if res["running"]:
                 how += " (the game is still on: pull again later for the rest)"
             print(

@@ -40,7 +40,8 @@ def do_voice_check(args):
             print(line)
     if not report.ok:
         raise GoclockError(
-            "%s: %d problem(s): the pack cannot be used as it is" % (args.dir, len(report.problems))
+            "%s: %s: the pack cannot be used as it is"
+            % (args.dir, ui.plural(len(report.problems), "problem"))
         )
     return 0
 
@@ -147,12 +148,19 @@ def do_voice_convert(args):
             print(line)
     if long_ones:
         raise GoclockError(
-            "%s: %d clip(s) too long for their slot (say them faster, or leave less pause "
-            "inside):\n  %s" % (args.out, len(long_ones), "\n  ".join(long_ones))
+            "%s: %s too long for %s (say them faster, or leave less pause "
+            "inside):\n  %s"
+            % (
+                args.out,
+                ui.plural(len(long_ones), "clip"),
+                "its slot" if len(long_ones) == 1 else "their slots",
+                "\n  ".join(long_ones),
+            )
         )
     if not report.ok:
         raise GoclockError(
-            "%s: %d problem(s): the pack cannot be used as it is" % (args.out, len(report.problems))
+            "%s: %s: the pack cannot be used as it is"
+            % (args.out, ui.plural(len(report.problems), "problem"))
         )
     return 0
 

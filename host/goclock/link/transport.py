@@ -18,6 +18,7 @@ only sends to a host that asserts it. (The same facts guide mpremote's serial tr
 """
 
 import errno
+import os
 import time
 
 import serial
@@ -58,6 +59,15 @@ def _set_line(port, name, value):
             raise
 
 
+def _absent_hint(url):
+    """Why a serial device may be missing: a board unplugged, or `make sim` not running
+    (its line is named `serial` in its flash directory only while it runs)."""
+    folder = os.path.dirname(os.path.abspath(url)) if "://" not in url else ""
+    if os.path.basename(url) == "serial" and os.path.exists(os.path.join(folder, "flash.img")):
+        return "the simulated clock is not running: start it with make sim"
+    return "is the clock plugged in? `goclock ports` lists the ports"
+
+
 def open_port(url, baudrate, opener=serial.serial_for_url):
     """The port opened with DTR and RTS set in the order that never resets an ESP32."""
     # exclusive: a second program on the same port would steal half of the replies.
@@ -96,8 +106,7 @@ class SerialTransport:
                 ) from None
             if getattr(exc, "errno", None) == errno.ENOENT or "No such file" in str(exc):
                 raise NoClockError(
-                    "no such serial device: %s (is the clock plugged in? `goclock ports` lists "
-                    "the ports)" % url
+                    "no such serial device: %s (%s)" % (url, _absent_hint(url))
                 ) from None
             if getattr(exc, "errno", None) == errno.EACCES or "Permission denied" in str(exc):
                 raise TransportError(

@@ -10,7 +10,7 @@ same way.
 import binascii
 import os
 
-from ..errors import DeviceTimeout, ProtocolError, TransportError
+from ..errors import DeviceTimeout, Interrupted, ProtocolError, TransportError
 
 CHUNK = 512  # the most `logs.get` gives at once (docs/protocol.md)
 
@@ -39,10 +39,33 @@ def fetch(client, game, offset):
 
 
 def pull(client, game, out_dir, progress=None):
-    """Copy game `game` into `out_dir`; returns what was done. `progress(done, total)`."""
+    """Copy game `game` into `out_dir`; returns what was done. `progress(done, total)`.
+
+    Ctrl-C keeps what arrived in the `.part` and says so (Interrupted, exit status 130)."""
     os.makedirs(out_dir, exist_ok=True)
     dest = log_path(out_dir, game)
     part = dest + ".part"
+    try:
+        return _pull(client, game, dest, part, progress)
+    except KeyboardInterrupt:
+        if not os.path.exists(part):
+            raise Interrupted("interrupted before any of game %d arrived" % game) from None
+        raise Interrupted(
+            "interrupted: the %d bytes of game %d pulled so far are kept in %s: run the same "
+            "command again to resume" % (os.path.getsize(part), game, part)
+        ) from None
+
+
+def how_text(res):
+    """What a pull did, beside its file: '' for a whole new copy."""
+    if res["resumed_from"] and not res["fetched"]:
+        return " (already complete: nothing new since the last pull)"
+    if res["resumed_from"]:
+        return " (resumed at byte %d: %d new)" % (res["resumed_from"], res["fetched"])
+    return ""
+
+
+def _pull(client, game, dest, part, progress):
     if not os.path.exists(part) and os.path.exists(dest):
         os.replace(dest, part)  # continue a finished copy of a game that went on
     offset = os.path.getsize(part) if os.path.exists(part) else 0

@@ -40,7 +40,7 @@ def _left_text(tc, move):
     seconds, count = move_time_left(tc, move)
     text = ui.clock_text(int(float(seconds) * 1000))
     if count is not None:
-        text += " (%s %s)" % (count, "moves" if tc.get("type") == "canadian" else "periods")
+        text += " (%s)" % ui.plural(count, "move" if tc.get("type") == "canadian" else "period")
     if left.get("points"):
         text += " -%d pt" % left["points"]
     return text

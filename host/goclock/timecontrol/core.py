@@ -7,6 +7,7 @@ the clock runs), installed beside this package; it is plain Python that runs on 
 from goclockfw.core import timecontrol
 
 from ..errors import NotationError
+from ..words import seconds_in_words
 
 
 def validate_time_control(obj):
@@ -14,4 +15,5 @@ def validate_time_control(obj):
     try:
         return timecontrol.parse(obj).to_json()
     except timecontrol.ConfigError as exc:
-        raise NotationError("bad time control: %s" % exc) from None
+        # The core counts seconds; a limit of hours reads as hours ("at most 48:00:00 (48 h)").
+        raise NotationError("bad time control: %s" % seconds_in_words(str(exc))) from None

@@ -16,20 +16,27 @@
 Go engines' time commands are read too (gtp.py): `time_settings 1800 600 25` and
 `kgs-time_settings byoyomi 1800 30 5`, with their documented meanings.
 
-Options may follow, separated by spaces: `carry`, `calls=cn|jp|en|none` (`silent` is
-`calls=none`), `first=white` (handicap games), `late=15m` (lateness that loses), `max=10m`,
-`penalty=2`, and time odds: `white=10m` (White's main time), `white.periods=3` (any field of
-one side). Options alone (no time control) modify one given another way: `apply_options`.
+Options may follow, separated by spaces: `carry` (`carry=yes|no`), `calls=cn|jp|en|none`
+(`silent`, `calls=silent` and `calls=off` are `calls=none`), `first=white` (handicap
+games), `late=15m` (lateness that loses), `max=10m`, `penalty=2`, and time odds:
+`white=10m` (White's main time), `white.periods=3` (any field of one side). Options alone
+(no time control) modify one given another way: `apply_options`.
 
-Durations: `2h`, `1h30m`, `90s`, `1.5s`, `25:00`, `1:30:00`, or `0`. The JSON is checked by the
-firmware's own `timecontrol.parse`, so a notation is accepted exactly when the clock accepts it.
+Durations: `2h`, `1h30m`, `90s`, `1.5s`, `25:00`, `1:30:00`, or `0`, and the natural
+spellings `30min`, `30 min`, `1.5h` (durations.py). A type word glued to its time reads as
+two (`cn2h/5`); a misspelt type word or option is refused naming the closest. The JSON is
+checked by the firmware's own `timecontrol.parse`, so a notation is accepted exactly when
+the clock accepts it.
 """
 
+import difflib
 import re
+
+from goclockfw.app import tctext
 
 from .. import SIDES
 from ..errors import NotationError
-from . import gtp
+from . import durations, gtp
 from .core import validate_time_control
 
 EXAMPLES = (
@@ -40,7 +47,10 @@ _TYPES = {
     "cn": "cn",
     "byo": "byo",
     "byoyomi": "byo",
+    "byo-yomi": "byo",
     "sd": "sd",
+    "sudden_death": "sd",
+    "sudden-death": "sd",
     "absolute": "sd",
     "can": "can",
     "canadian": "can",
@@ -67,12 +77,11 @@ _FORMS = {
 }
 _DURATION_KEYS = ("main", "period", "increment", "delay", "max")
 _COUNT_KEYS = ("periods", "moves")
-_UNITS = re.compile(r"^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
-_DEFAULT_PENALTY = 2
 
 
 def parse_duration(text):
-    """Seconds (int, or float for fractions) from `2h`, `1h30m`, `90s`, `25:00`, `0`."""
+    """Seconds (int, or float for fractions) from `2h`, `1h30m`, `90s`, `25:00`, `0`, and
+    the natural spellings (`30min`, `1.5h`, `45sec`: durations.py)."""
     t = text.strip().lower()
     if t == "0":
         return 0
@@ -81,22 +90,11 @@ def parse_duration(text):
             "%r is not a duration: a duration cannot be negative (write it like 2h, 1h30m, "
             "45s or 25:00)" % text
         )
-    if ":" in t:
-        parts = t.split(":")
-        if 2 <= len(parts) <= 3 and all(p.isdigit() for p in parts):
-            total = 0
-            for p in parts:
-                total = total * 60 + int(p)
-            return total
-    else:
-        m = _UNITS.match(t)
-        if m and any(m.groups()):
-            h, mi, s = m.groups()
-            total = int(h or 0) * 3600 + int(mi or 0) * 60
-            if s:
-                sec = float(s)
-                total += int(sec) if sec.is_integer() else sec
-            return total
+    seconds = durations.clock_seconds(t)
+    if seconds is None:
+        seconds = durations.unit_seconds(t)
+    if seconds is not None:
+        return seconds
     hint = " (a unit is needed: %sm or %ss)" % (t, t) if t.replace(".", "", 1).isdigit() else ""
     raise NotationError(
         "%r is not a duration%s: write it like 2h, 1h30m, 45s, 1.5s or 25:00" % (text, hint)
@@ -105,18 +103,7 @@ def parse_duration(text):
 
 def format_duration(seconds):
     """The shortest notation of a duration: 7200 -> 2h, 5430 -> 1h30m30s, 0 -> 0."""
-    if seconds == 0:
-        return "0"
-    whole = int(seconds)
-    frac = seconds - whole
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    out = ("%dh" % h if h else "") + ("%dm" % m if m else "")
-    if frac:
-        out += ("%.3f" % (s + frac)).rstrip("0") + "s"
-    elif s:
-        out += "%ds" % s
-    return out
+    return tctext.duration(seconds)
 
 
 def _count(text, what, form):
@@ -178,24 +165,70 @@ def _body(kind, spec):
     return out
 
 
+# The option words, for the "did you mean" of a misspelt one.
+_OPTION_WORDS = ("carry", "silent", "calls", "first", "late", "max", "penalty", "white", "black")
+# calls=...: the profiles, and the other words people use for them.
+_CALLS = {
+    "cn": "cn",
+    "jp": "jp",
+    "en": "en",
+    "none": "none",
+    "silent": "none",
+    "off": "none",
+    "chinese": "cn",
+    "japanese": "jp",
+    "english": "en",
+}
+_YES = ("yes", "y", "true", "on", "1")
+_NO = ("no", "n", "false", "off", "0")
+
+
+def _did_you_mean(word, choices):
+    """' — did you mean X?' for the closest of `choices`, or ''."""
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return " — did you mean %s?" % close[0] if close else ""
+
+
+def _carry(tc, value):
+    if tc.get("type") not in (None, "canadian"):
+        raise NotationError("'carry' only goes with Canadian time (can MAIN+MOVES/PERIOD)")
+    if value in _YES:
+        tc["carry"] = True
+    elif value in _NO:
+        tc["carry"] = False
+    else:
+        raise NotationError("carry=%s: write carry (or carry=yes), or carry=no" % value)
+
+
+def _calls(tc, value):
+    profile = _CALLS.get(value)
+    if profile is None:
+        raise NotationError(
+            "calls=%s: unknown call profile%s (one of cn, jp, en, none; silent or off for "
+            "none)" % (value, _did_you_mean(value, list(_CALLS)))
+        )
+    tc["calls"] = profile
+
+
 def _option(tc, token):
     word = token.lower()
     if word == "carry":
-        if tc.get("type") not in (None, "canadian"):
-            raise NotationError("'carry' only goes with Canadian time (can MAIN+MOVES/PERIOD)")
-        tc["carry"] = True
+        _carry(tc, "yes")
         return
     if word == "silent":
         tc["calls"] = "none"
         return
     key, eq, value = word.partition("=")
     if not eq or not value:
+        guess = _did_you_mean(key, _OPTION_WORDS) if not eq else ""
         raise NotationError(
-            "%r is not an option: use carry, calls=cn|jp|en|none, first=white, late=15m, "
-            "max=10m, penalty=2, white=10m or white.periods=3" % token
+            "%r is not an option%s (options: carry, calls=cn|jp|en|none, first=white, "
+            "late=15m, max=10m, penalty=2, white=10m, white.periods=3)" % (token, guess)
         )
-    if key == "calls":
-        tc["calls"] = value
+    if key == "carry":
+        _carry(tc, value)
+    elif key == "calls":
+        _calls(tc, value)
     elif key == "first":
         tc["first"] = value
     elif key == "late":
@@ -221,7 +254,9 @@ def _option(tc, token):
                 "or max" % (side, field)
             )
     else:
-        raise NotationError("unknown option %r" % key)
+        raise NotationError(
+            "unknown option %r%s" % (key, _did_you_mean(key.split(".")[0], _OPTION_WORDS))
+        )
 
 
 def _options(tc, tokens):
@@ -239,16 +274,41 @@ def _options(tc, tokens):
 def _tokens(text):
     if isinstance(text, (list, tuple)):
         text = " ".join(text)
-    # "byo 1h + 5 x 30s" reads like "byo 1h+5x30s".
+    # "byo 1h + 5 x 30s" reads like "byo 1h+5x30s", "sd 30 min" like "sd 30min".
     text = re.sub(r"\s*([+/])\s*", r"\1", text.strip())
     text = re.sub(r"(?<=\d)\s*[x×*]\s*(?=\d)", "x", text)
-    return text.split()
+    text = re.sub(r"(?<=\d)\s+(?=(?:%s)(?![^\s+/]))" % durations.UNIT_WORD, "", text, flags=re.I)
+    tokens = text.split()
+    if tokens:
+        # "cn2h/5" reads like "cn 2h/5": a type word glued to its body.
+        m = re.match(r"^([a-z_-]+?)(\d.*)$", tokens[0], re.I)
+        if m and m.group(1).lower() in _TYPES:
+            tokens[0:1] = [m.group(1), m.group(2)]
+    return tokens
+
+
+def _is_option(token):
+    return "=" in token or token.lower() in ("carry", "silent", "max")
 
 
 def is_options_only(text):
     """True when `text` holds options and no time control (like `calls=none white=10m`)."""
     tokens = _tokens(text)
-    return bool(tokens) and tokens[0].lower() not in _TYPES
+    return bool(tokens) and _is_option(tokens[0])
+
+
+def _unknown_type(tokens):
+    """The error for a first word that is no time control: the closest one, if any."""
+    word = tokens[0]
+    m = re.match(r"^([a-z_-]+?)(\d.*)$", word, re.I)
+    letters, glued = (m.group(1), m.group(2)) if m else (word, None)
+    close = difflib.get_close_matches(letters.lower(), list(_TYPES), n=1, cutoff=0.6)
+    if close:
+        fixed = " ".join([close[0]] + ([glued] if glued else []) + tokens[1:])
+        return NotationError(
+            "unknown time control %r — did you mean %s? (%s)" % (letters, close[0], fixed)
+        )
+    return NotationError("unknown time control %r: write one like %s" % (word, EXAMPLES))
 
 
 def parse_raw(text):
@@ -258,7 +318,7 @@ def parse_raw(text):
         raise NotationError("no time control given: write one like %s" % EXAMPLES)
     kind = _TYPES.get(tokens[0].lower())
     if kind is None:
-        raise NotationError("unknown time control %r: write one like %s" % (tokens[0], EXAMPLES))
+        raise _unknown_type(tokens)
     if kind == "gtp":
         tc, used = gtp.time_settings(tokens)
     elif kind == "kgs":
@@ -300,68 +360,9 @@ def apply_options(tc, text):
     return validate_time_control(out)
 
 
-def _roundness(seconds):
-    """How round a duration reads: fewer parts first, then a coarser last unit."""
-    parts = len(re.findall(r"[hms]", format_duration(seconds))) if seconds else 0
-    for step in (3600, 1800, 600, 300, 60, 30, 10, 5, 1):
-        if seconds % step == 0:
-            return parts, -step
-    return parts, 0
-
-
-def _byoyomi_text(tc):
-    main = tc.get("main", 0)
-    periods = tc.get("periods", 0)
-    period = tc.get("period")
-    if periods and period == 60 and main:
-        # Chinese notation when its limit reads rounder than the main time would: cn 2h/5
-        # for 1h55m + 5 x 60 s, but byo 1h+5x60s and byo 10s+2x60s as they are.
-        limit = main + 60 * periods
-        if _roundness(limit) < _roundness(main):
-            return "cn %s/%d" % (format_duration(limit), periods)
-    if period is not None:
-        return "byo %s+%dx%s" % (format_duration(main), periods, _period_text(period))
-    return "byo %s+0" % format_duration(main)
-
-
-def _period_text(seconds):
-    """A byo-yomi period as players say it: 30s, 60s, 90s; 5m, 20m above two minutes."""
-    if seconds <= 120 and seconds == int(seconds):
-        return "%ds" % seconds
-    return format_duration(seconds)
-
-
 def format(tc):
     """The notation of a time-control JSON object; `parse(format(tc))` gives `tc` back."""
-    kind = tc["type"]
-    main = tc.get("main", 0)
-    if kind == "byoyomi":
-        text = _byoyomi_text(tc)
-    elif kind == "canadian":
-        text = "can %s+%d/%s" % (format_duration(main), tc["moves"], format_duration(tc["period"]))
-        if tc.get("carry"):
-            text += " carry"
-    elif kind == "fischer":
-        text = "fischer %s+%s" % (format_duration(main), format_duration(tc["increment"]))
-        if "max" in tc:
-            text += " max %s" % format_duration(tc["max"])
-    elif kind == "delay":
-        word = "bronstein" if tc.get("mode", "bronstein") == "bronstein" else "delay"
-        text = "%s %s+%s" % (word, format_duration(main), format_duration(tc["delay"]))
-    elif kind == "hourglass":
-        text = "hourglass %s" % format_duration(main)
-    elif kind == "untimed":
-        text = "untimed"
-    elif kind == "ing":
-        text = "ing %s+%dx%s" % (
-            format_duration(main),
-            tc["periods"],
-            format_duration(tc.get("period", 0)),
-        )
-        if tc.get("penalty", _DEFAULT_PENALTY) != _DEFAULT_PENALTY:
-            text += " penalty=%d" % tc["penalty"]
-    else:
-        text = "sd %s" % format_duration(main)
+    text = tctext.text(tc)  # the firmware's own writing: the clock's menu shows the same
     if tc.get("calls", "cn") != "cn":
         text += " calls=%s" % tc["calls"]
     if tc.get("first", "black") != "black":

@@ -19,7 +19,11 @@ saying what was assumed; anything it cannot be sure of is refused, never guessed
     TM[3600]OM[25]OP[600]         FF[3]: moves per overtime (OM) in OP seconds: Canadian
     TM[1800]                      TM alone: sudden death (said in a note)
 
-TM may carry units: `30 min`, `2h`, `1h30m`, `1:30:00`, `90分`. Refused: TC without TT (or
+TM may carry units: `30 min`, `2h`, `1h30m`, `1:30:00`, `90分`. Read, with a note: a
+byo-yomi period the clock cannot call (`OT[1x5 byo-yomi]`: under 10 s, or not whole
+seconds) with `calls=none`; a bare TM shorter than one unit of its overtime (`TM[30]`
+before 60 s periods: a program that wrote minutes?) as seconds, the note giving the
+notation for minutes. Refused: TC without TT (or
 TT without TC), LC without LT (or the other way), OM without OP, an `LT[]` with nothing
 else (the FF[3] "lose on time" flag IGS writes: time was kept, its overtime is not
 said), two sources that disagree, and no TM at all (an untimed game, or no record of
@@ -31,7 +35,10 @@ import re
 
 from sgfmill import sgf
 
+from goclockfw.core.timecontrol import MIN_SPOKEN_PERIOD_MS
+
 from ..errors import NotationError
+from . import durations, notation
 from .core import validate_time_control
 
 _NUM = r"(\d+(?:\.\d+)?)"
@@ -48,14 +55,6 @@ _SIMPLE = re.compile(r"^" + _NUM + r"\s*(?:s|sec)?\s*simple$", re.I)
 _ING = re.compile(r"^(\d+)\s*x\s*" + _NUM + r"\s*ing(?:\s*,\s*(\d+)\s*points?)?$", re.I)
 _HOURGLASS = re.compile(r"^hourglass$", re.I)
 
-# Units a TM may be written with (case-insensitive), in seconds.
-_UNIT_SECONDS = (
-    (("h", "hr", "hrs", "hour", "hours", "小时", "時間"), 3600),
-    (("m", "min", "mins", "minute", "minutes", "分", "分钟", "分鐘"), 60),
-    (("s", "sec", "secs", "second", "seconds", "秒"), 1),
-)
-_UNIT_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([^\d\s.:]+)")
-
 
 def _number(text):
     value = float(text)
@@ -67,22 +66,12 @@ def parse_seconds(text):
     t = text.strip().lower()
     if re.fullmatch(_NUM, t):
         return _number(t)
-    if re.fullmatch(r"\d+(:\d\d){1,2}", t):
-        total = 0
-        for part in t.split(":"):
-            total = total * 60 + int(part)
-        return total
-    parts = _UNIT_PART.findall(t)
-    if parts and _UNIT_PART.sub("", t).strip() == "":
-        total = 0
-        for value, unit in parts:
-            scale = next((s for names, s in _UNIT_SECONDS if unit in names), None)
-            if scale is None:
-                break
-            total += float(value) * scale
-        else:
-            return int(total) if total == int(total) else total
-    raise ValueError(text)
+    seconds = durations.clock_seconds(t)
+    if seconds is None:
+        seconds = durations.unit_seconds(t)
+    if seconds is None:
+        raise ValueError(text)
+    return seconds
 
 
 def overtime_json(text):
@@ -252,7 +241,58 @@ def read_root(root):
             raise NotationError("the SGF's TM[%s] is not a number of seconds" % tm) from None
     if tc["type"] == "canadian":
         tc["carry"] = False
+    where = distinct[0][0] if distinct else "TM[%s]" % tm
+    _calls_off_when_too_short(tc, where, notes)
+    _note_a_short_main_time(tc, tm, where, notes)
     return tc, notes
+
+
+def _calls_off_when_too_short(tc, where, notes):
+    """A byo-yomi period the clock cannot call (under 10 s, or not whole seconds) is clear
+    in meaning all the same: read it with the calls off, and say so."""
+    period = tc.get("period")
+    if tc["type"] != "byoyomi" or period is None:
+        return
+    ms = period * 1000
+    if ms >= MIN_SPOKEN_PERIOD_MS and ms % 1000 == 0:
+        return
+    tc["calls"] = "none"
+    notes.append(
+        "%s: periods of %s s are too short for the calls (at least %d s, in whole seconds): "
+        "read with calls=none, the clock will not speak"
+        % (where, _seconds_text(period), MIN_SPOKEN_PERIOD_MS // 1000)
+    )
+
+
+# What one unit of overtime is, by type: main time shorter than that is implausible.
+_OVERTIME_UNIT = {
+    "byoyomi": ("period", "a period"),
+    "ing": ("period", "a period"),
+    "canadian": ("period", "a block"),
+    "fischer": ("increment", "the increment"),
+    "delay": ("delay", "the delay"),
+}
+
+
+def _note_a_short_main_time(tc, tm, where, notes):
+    """TM is seconds, but some programs write minutes: TM[30] before 60 s periods reads as
+    30 seconds of main time, which nobody plays. Read as written, with a note saying so."""
+    if not tm or not re.fullmatch(_NUM, tm.strip()) or tc["type"] not in _OVERTIME_UNIT:
+        return
+    field, what = _OVERTIME_UNIT[tc["type"]]
+    main, unit = tc.get("main", 0), tc.get(field)
+    if not main or not unit or main >= unit:
+        return
+    as_minutes = dict(tc, main=main * 60)
+    try:
+        meant = notation.format(validate_time_control(as_minutes))
+    except NotationError:
+        meant = None
+    notes.append(
+        "TM[%s] with %s: %s s of main time, less than %s (%s s): read as seconds, as SGF has "
+        "it; if the program wrote minutes, give the time control as a notation%s"
+        % (tm, where, _seconds_text(main), what, _seconds_text(unit), ": " + meant if meant else "")
+    )
 
 
 def time_control_from_root(root):

@@ -24,6 +24,7 @@ import os
 import shutil
 
 from ..errors import DeviceIOError, GoclockError, UsageError
+from ..words import plural
 from . import adpcmenc, dsp, pack, wavin
 from .resample import Resampler
 
@@ -268,8 +269,14 @@ def convert(
     found, missing, unused = sources(src, profile)
     if missing:
         raise GoclockError(
-            "%s: %d recording(s) missing for profile %s (%s):\n  %s"
-            % (src, len(missing), name, why, "\n  ".join(_limited_list(missing)))
+            "%s: %s missing for profile %s (%s):\n  %s"
+            % (
+                src,
+                plural(len(missing), "recording"),
+                name,
+                why,
+                "\n  ".join(_limited_list(missing)),
+            )
         )
     # Headers first, all of them: a file that is no usable WAV is named in a moment, not
     # after the others have been converted.

@@ -19,6 +19,7 @@ import zlib
 from goclockfw.core import callplan
 
 from ..errors import GoclockError
+from ..words import plural
 from .clips import Clip, ClipError
 
 # Which call profile each shipped pack speaks; a pack's manifest names its own.
@@ -255,6 +256,7 @@ class Report:
         self.notes = []
         self.clips = {}  # phrase -> Clip
         self.files = {}  # phrase -> file name
+        self.named = set()  # every file a phrase names, usable or not
         self.total_bytes = 0
 
     @property
@@ -263,16 +265,16 @@ class Report:
 
     def lines(self):
         """The report as lines of text for the terminal."""
-        head = "%s: %d clips, %d bytes, profile %s" % (
+        head = "%s: %s, %d bytes, profile %s" % (
             self.pack_dir,
-            len(self.clips),
+            plural(len(self.clips), "clip"),
             self.total_bytes,
             self.profile,
         )
         out = [head]
         out += ["problem: " + p for p in self.problems]
         out += ["note: " + n for n in self.notes]
-        out.append("ok" if self.ok else "%d problem(s)" % len(self.problems))
+        out.append("ok" if self.ok else plural(len(self.problems), "problem"))
         return out
 
 
@@ -326,6 +328,7 @@ def check(pack_dir, profile_name=None):
         if not os.path.isfile(path):
             report.problems.append("missing: %s (no file %s)" % (phrase, fname))
             continue
+        report.named.add(fname)  # a bad clip is a problem of its own, not an unused file
         try:
             clip = Clip(path)
         except ClipError as exc:
@@ -378,7 +381,6 @@ def _compare_entry(report, phrase, entry, clip):
 
 
 def _size_and_extras(report, pack_dir):
-    used = set(report.files.values())
     total = sum(c.size for c in report.clips.values())
     manifest_path = os.path.join(pack_dir, "manifest.json")
     if os.path.exists(manifest_path):
@@ -397,7 +399,7 @@ def _size_and_extras(report, pack_dir):
             )
         )
     for fname in sorted(os.listdir(pack_dir)):
-        if fname.lower().endswith(".wav") and fname not in used:
+        if fname.lower().endswith(".wav") and fname not in report.named:
             report.notes.append("%s is not used by any phrase" % fname)
 
 

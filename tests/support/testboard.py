@@ -1,12 +1,13 @@
-"""The session's Ports for tests: the flash given, the repository's voice packs, a speaker
-that records what it is asked to play (on both engines)."""
+"""The tests' board for a session (board/base.py's interface, the session's part of it): the
+flash given, the repository's voice packs, a speaker that records what it is asked to play
+(on both engines)."""
 
-from goclockfw.app.session import Ports
+from goclockfw.board.base import Board
 
 
 def _sounds():
     here = __file__ if "/" in __file__ else "./" + __file__
-    return here.rsplit("/", 3)[0] + "/sounds"  # <repo>/tests/support/ports.py -> <repo>/sounds
+    return here.rsplit("/", 3)[0] + "/sounds"  # <repo>/tests/support/testboard.py -> <repo>/sounds
 
 
 class RecordingPlayer:
@@ -32,10 +33,13 @@ class RecordingPlayer:
         return True
 
 
-class TestPorts(Ports):
+class TestBoard(Board):
+    __test__ = False  # a board, not a class of tests for pytest to collect
+    family = "test"
     name = "test"
 
     def __init__(self, fs, flash, sounds=None, player=True):
+        Board.__init__(self)
         self.fs = fs
         self.flash = flash
         self.sounds = sounds or _sounds()

@@ -1,4 +1,4 @@
-"""The board layers of the RP2040 and the ESP32 (hal_mcu, hal_rp2, hal_esp32) over fake hardware.
+"""The boards of the RP2040 and the ESP32 (board/mcu.py, rp2board.py, esp32board.py) over fake hardware.
 
 No board here: `machine`, `rp2` and `micropython` are stand-ins recording what
 the layer asks of them, so the pin map of boards/*.json, the interrupt
@@ -151,7 +151,7 @@ class FakePoll:
 
 
 @pytest.fixture
-def hal(monkeypatch):
+def hw(monkeypatch):
     clock = {"ms": 1000}
     machine = types.SimpleNamespace(Pin=FakePin, ADC=FakeADC, I2C=None, PWM=None, I2S=None)
     rp2 = types.SimpleNamespace(
@@ -227,11 +227,11 @@ def board_file(name):
         return json.load(f)
 
 
-def test_pico_buttons_timed_by_pio_state_machines(hal):
+def test_pico_buttons_timed_by_pio_state_machines(hw):
     spec = board_file("pico")
     spec.pop("display")
-    hal.clock["ms"] = 1000
-    board = hal.rp2mod.Rp2Board(spec)
+    hw.clock["ms"] = 1000
+    board = hw.rp2mod.Rp2Board(spec)
     left_sm, right_sm = FakeStateMachine.made
     assert (left_sm.id, right_sm.id) == (4, 5)  # PIO1: MicroPython's I2S 0 takes PIO0
     assert left_sm.in_base is FakePin.pins[14] and left_sm.jmp_pin is FakePin.pins[14]
@@ -242,7 +242,7 @@ def test_pico_buttons_timed_by_pio_state_machines(hal):
     # 400 ms later (as after a flash erase): the edge keeps its own tick.
     steps = 20000  # 100 us each
     right_sm.words.append(COUNT_MASK - (steps + 2))  # bit 29 clear: went down
-    hal.clock["ms"] = 3400
+    hw.clock["ms"] = 3400
     board.poll_inputs(3400)
     deb = Debouncer()
     board.ring.drain(deb)
@@ -255,18 +255,18 @@ def test_pico_buttons_timed_by_pio_state_machines(hal):
     assert deb.pop() == 2 and deb.tick == 3150
 
 
-def test_pico_pins_interrupts_and_bootsel(hal):
+def test_pico_pins_interrupts_and_bootsel(hw):
     spec = board_file("pico")
     spec.pop("display")  # no I2C here
     spec["edge_timer"] = False  # interrupts, as when no state machine is free
-    board = hal.rp2mod.Rp2Board(spec)
+    board = hw.rp2mod.Rp2Board(spec)
     left, right = FakePin.pins[14], FakePin.pins[15]
     assert left.pull == FakePin.PULL_UP and right.pull == FakePin.PULL_UP
     assert left.hard is True and left.trigger == FakePin.IRQ_FALLING | FakePin.IRQ_RISING
     # A bouncing press of the right button: each edge is recorded with its tick and level.
     deb = Debouncer()
     for ms, level in ((2000, 0), (2001, 1), (2002, 0)):
-        hal.clock["ms"] = ms
+        hw.clock["ms"] = ms
         right.edge(level)
     board.ring.drain(deb)
     assert board.level(RIGHT) == 1 and board.level(LEFT) == 0
@@ -274,34 +274,34 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     assert deb.pop() == 1 and deb.tick == 2000 and deb.channel == RIGHT
     # BOOTSEL has no interrupt: sampled by poll_inputs, at most every SAMPLE_MS, and by
     # the loop's sleep (`wait`, below): the loop need not wake for it.
-    assert board.wake_ms(True) is None and board.next_input_ms(0) is None
-    hal.rp2.bootsel = 1
+    assert board.wake_ms(True, 0) is None
+    hw.rp2.bootsel = 1
     board.poll_inputs(2030)
     assert board.level(ARBITER) == 1
-    hal.rp2.bootsel = 0
+    hw.rp2.bootsel = 0
     board.poll_inputs(2031)  # too soon: the last sample stands
     assert board.level(ARBITER) == 1
     board.poll_inputs(2050)  # a SAMPLE_MS (20 ms) later: read again
     assert board.level(ARBITER) == 0
     # The sleep: on the serial line, in steps of the sampling period (50 ms with no clock
     # running, 20 ms while one runs), looking at BOOTSEL and the edges after each step.
-    clock = hal.clock
+    clock = hw.clock
     steps = []
 
     def ipoll(ms):
         steps.append(ms)
         clock["ms"] += ms
-        hal.rp2.bootsel = 1 if clock["ms"] >= clock.get("bootsel_at", 1 << 29) else 0
+        hw.rp2.bootsel = 1 if clock["ms"] >= clock.get("bootsel_at", 1 << 29) else 0
         return iter([])
 
     board._ipoll_in = ipoll
-    assert board.wake_ms(False) is None
+    assert board.wake_ms(False, 0) is None
     clock["ms"] = 3000
     board.wait(120)
     assert steps == [50, 50, 20] and clock["ms"] == 3120
     assert board.level(ARBITER) == 0
     # BOOTSEL goes down 30 ms into a sleep of a running clock: seen at the next sample.
-    board.wake_ms(True)
+    board.wake_ms(True, 0)
     steps.clear()
     clock["bootsel_at"] = 3150
     board.wait(1000)
@@ -315,48 +315,49 @@ def test_pico_pins_interrupts_and_bootsel(hal):
     board.ring.drain(Debouncer())
     # A byte on the line ends it at once; while the loop reads no requests it sleeps on.
     board._ipoll_in = board._poll.ipoll
-    hal.line_in.extend(b"x")
+    hw.line_in.extend(b"x")
     board.wait(1000)
     assert clock["ms"] == 4020
     board.watch_serial = False
     slept = []
-    hal.rp2mod.time.sleep_ms = lambda ms: (slept.append(ms), clock.update(ms=clock["ms"] + ms))
+    hw.rp2mod.time.sleep_ms = lambda ms: (slept.append(ms), clock.update(ms=clock["ms"] + ms))
     board.wait(70)
     assert slept == [20, 20, 20, 10] and clock["ms"] == 4090
-    hal.line_in.clear()
+    hw.line_in.clear()
     # The LED, the battery (VSYS through 1:3 on GPIO29), the keyboard interrupt.
     board.set_led(1)
     assert FakePin.pins["LED"].level == 1
     assert board.battery_mv() == 26000 * 3300 * 3 // 65535
     board.kbd_intr(False)
     board.kbd_intr(True)
-    assert hal.kbd == [-1, 3]
+    assert hw.kbd == [-1, 3]
 
 
-def test_esp32_boot_button_and_battery_divider(hal):
+def test_esp32_boot_button_and_battery_divider(hw):
     spec = board_file("esp32-devkitc")
     spec.pop("display")
-    board = hal.esp32.Esp32Board(spec)
+    board = hw.esp32.Esp32Board(spec)
     boot = FakePin.pins[0]
     assert boot.hard is True
     boot.edge(0)
     assert board.level(ARBITER) == 1
     assert board.battery_mv() == 1_950_000 * 2 // 1000
-    assert board.next_input_ms(0) is None
+    # Its buttons interrupt, but wake no sleep: the loop looks every 20 ms while a clock runs.
+    assert board.wake_ms(True, 0) == 20 and board.wake_ms(False, 0) == 100
 
 
-def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hal):
+def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hw):
     """On a port without hard IRQs (the ESP32) a bouncing button could fill the scheduler
     queue: each pin takes one edge, then waits for the loop to read the ring."""
     FakePin.soft_only = True
     try:
         spec = board_file("esp32-devkitc")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         left = FakePin.pins[32]
         assert left.hard is False
         for ms, level in ((1000, 0), (1001, 1), (1002, 0), (1003, 1), (1004, 0)):  # bounce
-            hal.clock["ms"] = ms
+            hw.clock["ms"] = ms
             left.edge(level)
         deb = Debouncer()
         board.ring.drain(deb)
@@ -371,14 +372,14 @@ def test_soft_interrupts_rest_after_an_edge_until_the_loop_reads(hal):
         FakePin.soft_only = False
 
 
-def test_esp32_sleep_ends_once_an_edge_waits(hal, monkeypatch):
+def test_esp32_sleep_ends_once_an_edge_waits(hw, monkeypatch):
     """An edge's pin is not watched until the loop reads the ring: the loop's sleep is cut
     into slices and ends after the one in which an edge came, well inside the debounce."""
     FakePin.soft_only = True
     try:
         spec = board_file("esp32-devkitc")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         left = FakePin.pins[32]
         slept = []
 
@@ -388,7 +389,7 @@ def test_esp32_sleep_ends_once_an_edge_waits(hal, monkeypatch):
                 left.edge(0)  # pressed during the third slice
 
         monkeypatch.setattr(
-            hal.esp32, "time", types.SimpleNamespace(sleep_ms=sleep_ms, ticks_ms=lambda: 1000)
+            hw.esp32, "time", types.SimpleNamespace(sleep_ms=sleep_ms, ticks_ms=lambda: 1000)
         )
         board.wait(100)
         assert slept == [5, 5, 5]
@@ -402,7 +403,7 @@ def test_esp32_sleep_ends_once_an_edge_waits(hal, monkeypatch):
         FakePin.soft_only = False
 
 
-def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hal, monkeypatch):
+def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hw, monkeypatch):
     """A bouncing button during an erase must not queue a soft handler per edge: the board
     turns its interrupts off, then records a pin whose level changed meanwhile and watches
     the others again."""
@@ -410,9 +411,9 @@ def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hal, monkeypa
     try:
         spec = board_file("esp32-devkitc")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         monkeypatch.setattr(
-            hal.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: 1450)
+            hw.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: 1450)
         )
         left, right, boot = FakePin.pins[32], FakePin.pins[33], FakePin.pins[0]
         board.erasing(True)
@@ -435,23 +436,23 @@ def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hal, monkeypa
         FakePin.soft_only = False
 
 
-def test_esp32_a_tap_inside_an_erase_is_counted_by_the_pulse_counter(hal, monkeypatch):
+def test_esp32_a_tap_inside_an_erase_is_counted_by_the_pulse_counter(hw, monkeypatch):
     """Each button pin feeds a pulse counter (esp32.PCNT): a tap wholly inside the storage
     work, which no handler saw, is a press a debounce window before the work's end (not
     before its start) and a release at the end; a button that did nothing stays quiet."""
     FakePin.soft_only = True
     FakePCNT.made = []
-    monkeypatch.setattr(hal.esp32.esp32, "PCNT", FakePCNT, raising=False)
+    monkeypatch.setattr(hw.esp32.esp32, "PCNT", FakePCNT, raising=False)
     try:
         spec = board_file("esp32-devkitc")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         assert [(c.unit, c.pin.id) for c in FakePCNT.made] == [(0, 32), (1, 33), (2, 0)]
         assert all(c.running and c.filter == 1023 for c in FakePCNT.made)
         assert not [n for n in board.notices if "PCNT" in n]
         now = {"ms": 1000}
         monkeypatch.setattr(
-            hal.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: now["ms"])
+            hw.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: now["ms"])
         )
         left, right = FakePin.pins[32], FakePin.pins[33]
         left.edge(0)  # a press before the work: its handler records it, the pin rests
@@ -485,50 +486,50 @@ def test_esp32_a_tap_inside_an_erase_is_counted_by_the_pulse_counter(hal, monkey
         FakePin.soft_only = False
 
 
-def test_esp32_without_a_pulse_counter_says_so(hal):
+def test_esp32_without_a_pulse_counter_says_so(hw):
     """MicroPython before 1.26 has no esp32.PCNT: the board works as before and a notice
     says what it cannot do (a tap wholly inside an erase is lost)."""
     FakePin.soft_only = True
     try:
         spec = board_file("esp32-devkitc")
         spec.pop("display")
-        board = hal.esp32.Esp32Board(spec)
+        board = hw.esp32.Esp32Board(spec)
         assert any("PCNT" in n for n in board.notices), board.notices
     finally:
         FakePin.soft_only = False
 
 
-def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hal):
+def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hw):
     spec = board_file("pico-w")
     spec.pop("display")
     spec["battery"]["offset_mv"] = 300
-    board = hal.rp2mod.Rp2Board(spec)
+    board = hw.rp2mod.Rp2Board(spec)
     assert board.battery_mv() == 26000 * 3300 * 3 // 65535 + 300
     cs = FakePin.pins[25]
     assert cs.mode == FakePin.OUT and cs.level == 1
 
 
-def test_usb_line_reads_bytes_and_never_waits_to_write(hal):
-    board = hal.mcu.McuBoard({"board": "bare"})
+def test_usb_line_reads_bytes_and_never_waits_to_write(hw):
+    board = hw.mcu.McuBoard({"board": "bare"})
     assert board.read_serial() is None
-    hal.line_in.extend(b'{"cmd": "info"}\n')
+    hw.line_in.extend(b'{"cmd": "info"}\n')
     assert bytes(board.read_serial()) == b'{"cmd": "info"}\n'
     assert board.serial_send(b'{"ok": true}') == 12
-    assert bytes(hal.line_out) == b'{"ok": true}'
+    assert bytes(hw.line_out) == b'{"ok": true}'
     long = b"x" * 200
     assert board.serial_send(long) == 64  # a USB packet at a time: never a long wait
-    hal.room["ok"] = False
+    hw.room["ok"] = False
     assert board.serial_send(b"later") == 0  # no room: nothing written, the caller keeps it
-    assert b"later" not in hal.line_out
+    assert b"later" not in hw.line_out
 
 
-def test_each_family_hands_over_its_flash_block_device(hal):
-    assert hal.rp2mod.Rp2Board({"board": "pico"}).flash == "the rp2 flash"
-    assert hal.esp32.Esp32Board({"board": "esp32"}).flash.label == "vfs"
+def test_each_family_hands_over_its_flash_block_device(hw):
+    assert hw.rp2mod.Rp2Board({"board": "pico"}).flash == "the rp2 flash"
+    assert hw.esp32.Esp32Board({"board": "esp32"}).flash.label == "vfs"
 
 
-def test_missing_or_bad_parts_are_notices_not_crashes(hal):
-    board = hal.mcu.McuBoard({"buttons": {"left": 99, "right": 15}, "led": 99})
+def test_missing_or_bad_parts_are_notices_not_crashes(hw):
+    board = hw.mcu.McuBoard({"buttons": {"left": 99, "right": 15}, "led": 99})
     assert any("button 0" in n for n in board.notices)
     assert any("led" in n for n in board.notices)
     assert board.level(LEFT) == 0  # no pin: never pressed
@@ -537,22 +538,22 @@ def test_missing_or_bad_parts_are_notices_not_crashes(hal):
     assert board.make_player(8000, 7) is None  # "audio" not given: silent
 
 
-def test_board_file_of_wrong_shapes_gives_notices_not_a_crash(hal):
-    board = hal.mcu.McuBoard({"buttons": [14, 15], "audio": "i2s", "i2s": [16, 17, 18]})
+def test_board_file_of_wrong_shapes_gives_notices_not_a_crash(hw):
+    board = hw.mcu.McuBoard({"buttons": [14, 15], "audio": "i2s", "i2s": [16, 17, 18]})
     assert any("buttons" in n for n in board.notices)
     assert board.level(LEFT) == 0 and board.level(RIGHT) == 0
     assert board.make_player(8000, 7) is None
     assert any("audio i2s" in n for n in board.notices)
 
 
-def test_unreadable_board_file_gives_a_bare_board(hal, tmp_path):
+def test_unreadable_board_file_gives_a_bare_board(hw, tmp_path):
     bad = tmp_path / "board.json"
     bad.write_text("{not json")
-    assert hal.mcu.load_board_file(str(bad)) == {}
-    assert hal.mcu.load_board_file(str(tmp_path / "none.json")) == {}
+    assert hw.mcu.load_board_file(str(bad)) == {}
+    assert hw.mcu.load_board_file(str(tmp_path / "none.json")) == {}
 
 
-def test_pico_without_a_display_says_nothing_about_one(hal):
+def test_pico_without_a_display_says_nothing_about_one(hw):
     """boards/pico.json names a display; a Pico with none wired (nothing answers at its
     address) starts without a notice, and without the ssd1306 driver. Only a display that
     answers while the driver is missing is worth a notice."""
@@ -565,12 +566,12 @@ def test_pico_without_a_display_says_nothing_about_one(hal):
         def scan(self):
             return list(answering)
 
-    hal.mcu.machine.I2C = FakeI2C
-    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    hw.mcu.machine.I2C = FakeI2C
+    board = hw.rp2mod.Rp2Board(board_file("pico"))
     assert board.display is None
     assert board.notices == []
     answering.append(0x3C)
-    board = hal.rp2mod.Rp2Board(board_file("pico"))
+    board = hw.rp2mod.Rp2Board(board_file("pico"))
     assert board.display is None
     assert [n for n in board.notices if "ssd1306" in n] == [
         "display: a display answers on I2C but the ssd1306 driver is not installed"

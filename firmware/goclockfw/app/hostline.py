@@ -1,0 +1,89 @@
+"""The serial line to the host, from the clock's side: requests in, replies out, and the one
+rule between them (back-pressure).
+
+A USB or UART write can block, so nothing is written to the board from here: replies and
+event lines go into the output ring (app/outbuf.py), which the loop hands to the board as
+far as the line takes it. The rule: a request is answered only while REPLY_ROOM bytes are
+free in the ring, and requests are read from the board only while none waits for an
+answer. One read can complete several requests whose replies do not all fit: those lines
+wait here (`held`), in order, and are answered as the host reads again. A reply longer
+than the room there is (a `logs.list` of many games) goes into the ring in pieces as the
+line drains, no event line entering meanwhile, and nothing more is read or answered until
+it is in. So a host that stops reading loses event lines (dropped whole, counted in the
+ring), never a reply, and the clock never blocks on it. Each pass tells the board whether
+requests are read (`board.watch_serial`), so a board that sleeps on the serial line
+sleeps on while they are not.
+
+    line = HostLine(out, protocol, catch_up)
+    line.receive(board, now)    # every pass: held requests answered, new ones read
+    line.feed(data, now)        # bytes from the host (receive reads them from the board)
+"""
+
+from goclockfw.app.outbuf import REPLY_ROOM
+
+
+class HostLine:
+    def __init__(self, out, protocol, catch_up):
+        self.out = out
+        self.protocol = protocol
+        self.held = []  # request lines read but not answered yet (no room for their replies)
+        self.long = None  # what is left of a reply going in piece by piece (a memoryview)
+        self._catch_up = catch_up  # the session's clock run up to now (replies say the time)
+
+    def room(self):
+        """May a request be answered now: nothing going in, room for a reply?"""
+        out = self.out
+        return self.long is None and out.size - out.used >= REPLY_ROOM
+
+    def receive(self, board, now):
+        """Finish a long reply, answer what was held while replies fit; read and answer new
+        requests only once nothing is held and a reply fits."""
+        if self.long is not None:
+            self._more()
+        held = self.held
+        out = self.out
+        if held and self.long is None and out.size - out.used >= REPLY_ROOM:
+            reply_to = self.protocol.reply_to
+            while held and self.room():
+                self._reply(reply_to(held.pop(0)))
+        reading = not held and self.long is None and out.size - out.used >= REPLY_ROOM
+        board.watch_serial = reading
+        if reading:
+            data = board.read_serial()
+            if data is not None:
+                self.feed(data, now)
+
+    def feed(self, data, now):
+        """Request bytes: each request they complete is answered at once while its reply
+        fits, else held (in order) for `receive`."""
+        self._catch_up(now)
+        held = self.held
+        out = self.out
+        p = self.protocol
+        for line in p.lines(data):
+            if held or self.long is not None or out.size - out.used < REPLY_ROOM:
+                held.append(line)  # (rare: a host that stopped reading; the reader copied it)
+                continue
+            self._reply(p.reply_to(line))
+
+    def _reply(self, reply):
+        out = self.out
+        if isinstance(reply, str):
+            reply = reply.encode()  # (an error's text: the replies proper are bytes already)
+        if len(reply) + 1 <= out.size - out.used:
+            out.put(reply)
+            return
+        # Longer than the room there is: copied (the protocol reuses its buffer), then in
+        # pieces as the line drains; no event line enters the ring until it is all in.
+        self.long = memoryview(bytes(reply) + b"\n")
+        out.holding = True
+        self._more()
+
+    def _more(self):
+        long = self.long
+        n = self.out.put_part(long)
+        if n < len(long):
+            self.long = long[n:]
+        else:
+            self.long = None
+            self.out.holding = False

@@ -1,0 +1,110 @@
+"""Flash upkeep at quiet moments: the journal's erases and snapshots, never near a deadline.
+
+An RP2040 flash erase stops the chip for up to ERASE_WORST_MS with interrupts off, and a
+call must start within 20 ms of its moment. So the journal's quiet-time work (erasing a
+used chunk, making a new one, storage/journal.py) and the snapshots of long games run one
+step a loop pass, and only when `quiet`: no clip playing, and the next deadline, call or
+progress mark further away than the worst case of the step (ERASE_WORST_MS for each
+block it may erase, plus QUIET_SLACK_MS).
+
+    up = Upkeep(session)
+    up.due(running, now)   # is there work, and is now quiet enough for it? (every pass)
+    up.run(running, now)   # one step of it
+    up.free_ms(now)        # ms until something must happen on time (the display asks too)
+"""
+
+from goclockfw.core import gameclock
+from goclockfw.core.ticks import ticks_diff
+from goclockfw.storage.journal import SNAPSHOT_MOVES
+
+MAX_WAIT_MS = 1000  # free_ms's answer when nothing is due sooner (app/wake.py's ceiling too)
+ERASE_WORST_MS = 400
+QUIET_SLACK_MS = 200
+ERASE_QUIET_MS = QUIET_SLACK_MS + ERASE_WORST_MS  # the margin of a one-block step
+IDLE = gameclock.IDLE
+RUNNING = gameclock.RUNNING
+
+
+class Upkeep:
+    def __init__(self, session):
+        self.s = session
+        self._snap = self.snapshot  # bound once: the journal's work calls it back
+        self._fs_free = session.fs.free
+
+    def free_ms(self, now):
+        """Ms until the next thing that must happen on time: a deadline, a call, a mark."""
+        s = self.s
+        ms = MAX_WAIT_MS
+        nd = s.clock.next_deadline()
+        if nd is not None:
+            d = ticks_diff(nd, now)
+            ms = d if d < ms else ms
+        d = s.records.mark_due_ms(s.clock, now)
+        if 0 <= d < ms:
+            ms = d
+        return ms if ms > 0 else 0
+
+    def due(self, running, now):
+        """A snapshot or journal work to do, and the quiet its worst case needs (checked only
+        when there is work: every pass asks)."""
+        j = self.s.journal
+        if self._snapshot_due(running) or j.wants_work(running):
+            return self.quiet(now, j.step_erases())
+        return False
+
+    def _snapshot_due(self, running):
+        s = self.s
+        return running and s.records.started and s.journal.moves_since_snapshot >= SNAPSHOT_MOVES
+
+    def quiet(self, now, erases=1):
+        """Is this a moment where `erases` flash erases (up to ERASE_WORST_MS each of a
+        stalled chip) hurt nobody: no clip playing, no deadline, call or progress mark close?"""
+        s = self.s
+        if s.announcer.busy():
+            return False
+        need = QUIET_SLACK_MS + erases * ERASE_WORST_MS
+        d = s.records.mark_due_ms(s.clock, now)
+        if 0 <= d <= need:
+            return False  # a progress mark is due: written on time, a cut gives back < 2 s
+        nd = s.clock.next_deadline()
+        return nd is None or ticks_diff(nd, now) > need
+
+    def run(self, running, now):
+        """One step: the snapshot when one is due, else one step of the journal's work."""
+        s = self.s
+        j = s.journal
+        if self._snapshot_due(running):
+            self.snapshot()
+            return
+        if j.wants_work(running):
+            note = self.work(running)
+            if note:
+                s.notice("storage", note, now, speak=False)
+            elif j.error:
+                s.records.problem(j.error)
+
+    def work(self, running):
+        """One step of the journal's quiet-time work (an erase, a chunk made or dropped),
+        with the board told that the flash may erase."""
+        board = self.s.board
+        board.erasing(True)
+        try:
+            # (Callbacks bound once: a closure or a bound method made here would allocate.)
+            return self.s.journal.work(running, self._fs_free, self._snap)
+        finally:
+            board.erasing(False)
+
+    def snapshot(self):
+        """The whole clock in one record: replay starts there (long games, a full flash)."""
+        s = self.s
+        clock = s.clock
+        if not s.records.started or clock.state == IDLE:
+            return False
+        running = clock.state == RUNNING
+        data = clock.checkpoint(s.now)
+        if running:
+            clock.resume(s.now)  # checkpoint() leaves it settled and paused
+        ok = s.records.write("snapshot", s.now, None, (("running", running), ("clock", data)))
+        if ok:
+            s.journal.moves_since_snapshot = 0
+        return ok

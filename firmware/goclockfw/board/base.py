@@ -1,0 +1,144 @@
+"""The board interface: everything the firmware asks of the hardware it runs on.
+
+Every board is a `Board`: the RP2040 (board/rp2board.py) and the ESP32 (board/esp32board.py),
+both through board/mcu.py; the desktop under the MicroPython unix port (desktop/board.py); a
+web page under MicroPython's WebAssembly port (browser/board.py); the chip model's board
+(desktop/chipboard.py); the tests' boards (tests/support/). The session
+(app/session.py) uses a board's identity, storage and speaker; the loop (app/loop.py) its
+time, inputs, serial line, display and LED. The loop calls these methods and reads these
+attributes; it never asks whether a board has them, so a board leaves out a part by keeping
+its default here, never by leaving the name out.
+
+No `machine`, `rp2` or `esp32` here: the desktop and the browser board (MicroPython's
+WebAssembly port has no `machine` module) subclass it too.
+
+Must implement (a board has no clock without them):
+  ticks()               the tick in ms, wrapping as core/ticks.py says (2**30)
+  wait(ms)              idle up to `ms`; may return early (a byte, an edge); never longer
+Usually implement:
+  level(ch)             1 while the button of channel `ch` (app/buttons.py LEFT, RIGHT, ARBITER)
+                        is pressed: the loop reads every channel every pass
+  poll_inputs(now)      every pass, before the edges are read: move edges the hardware
+                        timed (a PIO FIFO) into `ring`, re-arm interrupts, read keys
+  read_serial()         request bytes waiting (bytes-like, valid until the next call) or None
+  serial_send(data)     write what the line takes now, never waiting; the count written
+Optional parts, with their defaults (what a board without the part does):
+  name, family          "board", "base": the board's name (in `info`) and its kind
+  fs, flash             None: storage/fs.py FS over the flash's file system and the
+                        block device under it (the game logs use it raw)
+  sounds                "/sounds": the voice packs' directory; voices() lists them
+  ring                  an EdgeRing (app/buttons.py) the interrupts fill; the loop drains it
+  display               None, or an SSD1306-like driver (app/screen.py draws on it)
+  notices               (): what could not be started (a pin, a display), logged at start
+  quit                  False; True ends the loop (the desktop's "q"; a clock never quits)
+  watch_serial          set by the loop each pass: False while no request may be read
+                        (replies would not fit, app/hostline.py), so a board whose `wait`
+                        sleeps on the serial line sleeps on without it
+  erases_while_running  True; False where a press during a flash erase cannot be timed (the
+                        ESP32's soft interrupts): a running game then erases only at its
+                        reserve (storage/journal.py)
+  has_console, console(obj)
+                        False, nothing: the desktop's launcher output (the sim's screen)
+  wake_ms(running, now) None; else the longest sleep this board's inputs allow (buttons
+                        that wake nothing, a key tap to let go): one term of app/wake.py
+  erasing(on)           nothing; told True before flash work that may erase and False
+                        after it (the ESP32 turns its button interrupts off meanwhile)
+  make_player(rate, volume), close_player()
+                        None, nothing: the speaker (an audio/ player) for clips of `rate` Hz
+  battery_mv()          None: the battery's voltage in mV (app/battery.py watches it)
+  set_led(on)           nothing: the LED
+  kbd_intr(enable)      nothing: may Ctrl-C on the serial line stop the firmware
+  ram_free()            -1: free heap in bytes (after a collection), for `info`
+  network()             None: the board's network link. Nothing uses it yet; the MQTT port
+                        (the hall) will take the link from here, and a board without a
+                        radio keeps this default
+  close()               nothing: release what the board holds (boot.py, at the end)
+"""
+
+from goclockfw.app.buttons import EdgeRing
+
+
+class Board:
+    family = "base"
+    name = "board"
+    sounds = "/sounds"
+    display = None
+    quit = False
+    virtual = False  # ticks move only when a test or script says so (the desktop's option)
+    watch_serial = True
+    erases_while_running = True
+    has_console = False
+
+    def __init__(self, fs=None, flash=None):
+        self.fs = fs
+        self.flash = flash
+        self.ring = EdgeRing()
+        self.notices: list = []
+
+    # ----- time -------------------------------------------------------------------------
+
+    def ticks(self):
+        raise NotImplementedError("a board must keep time")
+
+    def wait(self, ms):
+        pass
+
+    # ----- buttons ----------------------------------------------------------------------
+
+    def level(self, ch):
+        return 0
+
+    def poll_inputs(self, now):
+        pass
+
+    def wake_ms(self, running, now):
+        return None
+
+    # ----- serial line ------------------------------------------------------------------
+
+    def read_serial(self):
+        return None
+
+    def serial_send(self, data):
+        return len(data)  # no line: the bytes go nowhere, as on a board without a host
+
+    def kbd_intr(self, enable):
+        pass
+
+    # ----- storage, sound, the rest -----------------------------------------------------
+
+    def erasing(self, on):
+        pass
+
+    def make_player(self, rate, volume):
+        return None
+
+    def close_player(self):
+        pass
+
+    def voices(self):
+        """The voice packs on the clock, by name."""
+        import os
+
+        try:
+            return sorted(n for n in os.listdir(self.sounds) if not n.startswith("."))
+        except OSError:
+            return []
+
+    def battery_mv(self):
+        return None
+
+    def set_led(self, on):
+        pass
+
+    def console(self, obj):
+        pass
+
+    def ram_free(self):
+        return -1
+
+    def network(self):
+        return None
+
+    def close(self):
+        pass

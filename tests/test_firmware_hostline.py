@@ -1,0 +1,73 @@
+"""The serial line's back-pressure (app/hostline.py): a reply is never dropped, an event may be.
+
+The real session on a flash of the Pico's size, in virtual time; the host is a board whose
+line takes one USB packet (64 bytes) a pass, as a reading host empties the Pico's.
+"""
+
+import json
+
+from goclockfw.board.base import Board
+from support.sessions import make_session
+
+PIECE = 64
+
+
+class Host(Board):
+    """The serial line: what the host sends, what it has read."""
+
+    def __init__(self):
+        Board.__init__(self)
+        self.sending = bytearray()
+        self.read = bytearray()
+
+    def read_serial(self):
+        data = bytes(self.sending[:256])
+        del self.sending[:256]
+        return data or None
+
+
+def run(s, host, now, passes):
+    """Passes of the loop, 10 ms apart: the line served, the session stepped, a piece read
+    (and what was shown taken as shown, as the loop's `_show` does)."""
+    out = s.out
+    for _ in range(passes):
+        s.line.receive(host, now)
+        s.step(now)
+        s.changed = False
+        data = out.take()
+        if data is not None:
+            n = min(len(data), PIECE)
+            host.read.extend(bytes(data[:n]))
+            out.sent(n)
+        now += 10
+    return now
+
+
+def lines(host):
+    """The whole lines the host has read."""
+    return [json.loads(x) for x in bytes(host.read).decode().split("\n")[:-1]]
+
+
+def test_a_reply_longer_than_the_output_ring_reaches_the_host_whole():
+    s = make_session(blocks=352)
+    c = s.commands
+    now = 0
+    while len(json.dumps(s.journal.list())) < s.out.size + 2000:  # a logs.list over the ring
+        c.press(1, now)  # White's button starts Black's clock
+        c.press(0, now + 10)
+        c.pause()
+        c.reset()
+        now += 1000
+    c.press(1, now)  # a game runs: status events every second for a watching host
+    host = Host()
+    host.sending.extend(b'{"id":1,"cmd":"watch","on":true}\n{"id":2,"cmd":"logs.list"}\n')
+    host.sending.extend(b'{"id":3,"cmd":"status"}\n')
+    now = run(s, host, now, 400)  # 4 s: the long reply takes some 150 passes
+    got = lines(host)  # every line whole: no event inside the reply
+    replies = [x for x in got if "id" in x]
+    assert [r["id"] for r in replies] == [1, 2, 3] and all(r["ok"] for r in replies)
+    listed = replies[1]["logs"]
+    assert listed == s.journal.list() and len(json.dumps(replies[1])) > s.out.size
+    assert s.out.dropped > 0  # the status events that came while the reply went in
+    assert any(x.get("event") == "status" for x in got[got.index(replies[2]) :])  # then again
+    assert s.line.long is None and s.line.held == []
