@@ -61,6 +61,23 @@ def modules():
     return order
 
 
+# What Loop(board) holds, by the call that made it (each one's lasting allocation).
+PARTS = (
+    "goclockfw.app.outbuf:OutBuffer.__init__",
+    "goclockfw.protocol.commands:Protocol.__init__",
+    "goclockfw.storage.configstore:ConfigStore.load",
+    "goclockfw.storage.chunks:ChunkPool.__init__",
+    "goclockfw.storage.journal:Journal.load",
+    "goclockfw.app.announcer:Announcer.load_pack",
+    "goclockfw.board.mcu:McuBoard.make_player",
+    "goclockfw.app.session:Session._set_clock",
+    "goclockfw.app.records:Records.__init__",
+    "goclockfw.app.buttons:Debouncer.__init__",
+    "goclockfw.app.gestures:Gestures.__init__",
+    "goclockfw.app.commands:Commands.__init__",
+    "goclockfw.app.loop:Loop.__init__",
+)
+
 MAIN = """
 import gc
 import sys
@@ -77,6 +94,26 @@ for m in %r:
             continue
         gc.collect()
         print("MOD", m, gc.mem_alloc() - a)
+PARTS = %r
+_kept = {}
+
+
+def _part(name, f):
+    def w(*a, **k):
+        gc.collect()
+        before = gc.mem_alloc()
+        r = f(*a, **k)
+        gc.collect()
+        _kept[name] = _kept.get(name, 0) + gc.mem_alloc() - before
+        return r
+    return w
+
+
+for spec in PARTS:
+    mod, _, path = spec.partition(":")
+    cls, _, meth = path.partition(".")
+    obj = getattr(__import__(mod, None, None, ["x"]), cls)
+    setattr(obj, meth, _part(spec, getattr(obj, meth)))
 from goclockfw.boot import make_board
 gc.collect()
 a = gc.mem_alloc()
@@ -88,17 +125,22 @@ a = gc.mem_alloc()
 lp = Loop(board)
 gc.collect()
 print("OBJ", "Loop(board): the session, its parts, the log's scan", gc.mem_alloc() - a)
+for name in _kept:
+    print("PART", name, _kept[name])
+import sys
+print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
 print("FREE", gc.mem_free())
 print("DONE")
 """
 
 
-def run(image, files, log=print):
-    mods = modules()
+def run(image, files, mods=None):
+    """The heap map of one boot; `mods` imported first (default: all, leaves first)."""
+    mods = modules() if mods is None else mods
     with tempfile.TemporaryDirectory() as tmp:
         main = os.path.join(tmp, "heapmap_main.py")
         with open(main, "w") as f:
-            f.write(MAIN % (mods,))
+            f.write(MAIN % (mods, PARTS))
         files = [(s, d) for s, d in files if d != "/main.py"] + [(main, "/main.py")]
         root = os.path.join(tmp, "fs")
         layout.lay_out(files, root)
@@ -112,6 +154,7 @@ def run(image, files, log=print):
     if "DONE" not in text:
         raise SystemExit("the heap map did not finish:\n" + text[-2000:])
     rows = []
+    boot_mods = []
     total = used0 = free = 0
     for line in text.splitlines():
         parts = line.split(" ", 1)
@@ -120,9 +163,14 @@ def run(image, files, log=print):
         elif parts[0] in ("MOD", "OBJ"):
             name, n = parts[1].rsplit(" ", 1)
             rows.append((parts[0], name, int(n)))
+        elif parts[0] == "PART":
+            name, n = parts[1].rsplit(" ", 1)
+            rows.append(("PART", name, int(n)))
+        elif parts[0] == "BOOTMODS":
+            boot_mods = parts[1].split()
         elif parts[0] == "FREE":
             free = int(parts[1])
-    return {"total": total, "before": used0, "rows": rows, "free": free}
+    return {"total": total, "before": used0, "rows": rows, "free": free, "boot": boot_mods}
 
 
 def main(argv=None):
@@ -138,6 +186,7 @@ def main(argv=None):
         image = args.image or build.build()
         files = layout.firmware_files()
     r = run(image, files)
+    r["boot"] = run(image, files, [])["boot"]  # what a boot imports by itself
     mods = [row for row in r["rows"] if row[0] == "MOD"]
     objs = [row for row in r["rows"] if row[0] == "OBJ"]
     print("rp2 heap: %d B in all, %d B in use before main.py's imports" % (r["total"], r["before"]))
@@ -149,6 +198,15 @@ def main(argv=None):
         print("  %6d  %s" % (n, name))
     for _, name, n in objs:
         print("  %6d  %s" % (n, name))
+    print("inside it, by the call that made it (Loop.__init__ holds the others):")
+    for _, name, n in [row for row in r["rows"] if row[0] == "PART"]:
+        print("  %6d  %s" % (n, name))
+    boot = set(r["boot"])
+    lazy = [m for m in mods if m[1] not in boot]
+    print(
+        "modules a boot does not import (%d B): %s"
+        % (sum(m[2] for m in lazy), ", ".join(m[1] for m in lazy))
+    )
     print("free after the loop's set-up (no probe, no game): %d B" % r["free"])
     return 0
 

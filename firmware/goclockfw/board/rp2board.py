@@ -22,6 +22,7 @@ import machine
 import rp2
 
 from goclockfw.app.buttons import ARBITER
+from goclockfw.board.base import USB_SERIAL_RING
 from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
 from goclockfw.board.mcu import McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
@@ -35,6 +36,7 @@ EDGE_SMS = (4, 5)
 
 class Rp2Board(McuBoard):
     family = "rp2"
+    serial_ring = USB_SERIAL_RING  # the USB CDC line drains at full speed (board/base.py)
 
     def __init__(self, spec):
         self._bootsel = False

@@ -103,6 +103,13 @@ class GameClock:
             return self.calls.byoyomi_start
         return None
 
+    def prepare(self):
+        """Quiet-time work for the running side's next period: its call table built ahead
+        (core/deadlines.py: Planner.prepare). True when something was built."""
+        if self.state != RUNNING:
+            return False
+        return self._next.prepare(self.sides[self.turn])
+
     def side_status(self, side, now, into=None):
         """One side's time as of `now` (after `advance(now)`), as a dict: a new one, or
         `into` filled (the clock's `status_buf[side]`: the log and the event line of a

@@ -10,7 +10,7 @@ from a host come from `reader`, a callable returning bytes or None.
 """
 
 from goclockfw.app.buttons import DEBOUNCE_MS
-from goclockfw.board.base import Board
+from goclockfw.board.base import USB_SERIAL_RING, Board
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
@@ -26,6 +26,8 @@ class ChipBoard(Board):
     def __init__(self, chip, ring, t0_ms=0, erase_max=False, display=False):
         Board.__init__(self)
         self.name = chip
+        if chip == "rp2040":
+            self.serial_ring = USB_SERIAL_RING  # board/rp2board.py's
         self.ring = ring  # the model's: it puts the edges it times there
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
         self.display = ModelDisplay(self.model) if display else None
