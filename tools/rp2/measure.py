@@ -174,7 +174,9 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     wall = time.monotonic()
     s.wait_ready(timeout=60)
     out = {"boot_s": pico.now_s}
-    out["heap_after_boot"] = s.request("probe")["mem_free"]
+    p0 = s.request("probe")
+    out["heap_after_boot"] = p0["mem_free"]
+    out["probe_bytes"] = p0["probe_bytes"]  # the probe's own heap: a deployed clock has none
     # A fresh flash: the firmware prepares its log's chunks (SPARES_SETUP of them, once per
     # flash, at quiet moments) before the first game. Counted from power-on (the boot's own
     # writes included) to the last erase, apart from the idle figures.
@@ -316,7 +318,11 @@ def figures(r):
     passes = g["alloc"]["passes"] + g["lock"]["passes"]
     return {
         "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
-        "heap_after_boot": (r["heap_after_boot"], "%d B" % r["heap_after_boot"]),
+        "heap_after_boot": (
+            r["heap_after_boot"],
+            "%d B (%d B without the probe's own %d B)"
+            % (r["heap_after_boot"], r["heap_after_boot"] + r["probe_bytes"], r["probe_bytes"]),
+        ),
         "heap_in_game": (r["heap_in_game"], "%d B" % r["heap_in_game"]),
         "press_us": (max(p["us"] for p in ps), spread([p["us"] for p in ps], "us")),
         "latency": (
