@@ -320,6 +320,7 @@ def _board_consts(name):
 
 def test_the_model_board_writes_serial_as_the_mcu_board_does():
     assert _board_consts("mcu.py")["SEND_PIECE"] == chipboard.SEND_PIECE
+    assert _board_consts("mcu.py")["SEND_PIECES_USB"] == chipboard.SEND_PIECES_USB
 
 
 def test_the_model_board_sleeps_as_the_esp32_board_does():

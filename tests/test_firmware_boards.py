@@ -523,6 +523,28 @@ def test_usb_line_reads_bytes_and_never_waits_to_write(hw):
     assert b"later" not in hw.line_out
 
 
+def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
+    """The Pico's line says writable only with room for a packet (patch 0002): a pass
+    writes up to SEND_PIECES_USB packets, asking before each, and stops at the first no."""
+    board = hw.rp2mod.Rp2Board({"board": "pico"})
+    long = bytes(range(200)) * 2
+    assert board.serial_send(long) == 4 * 64  # the CDC's 256-byte FIFO, a packet at a time
+    assert bytes(hw.line_out) == long[:256]
+    asked = []
+
+    def room():
+        asked.append(1)
+        return len(asked) <= 2  # room for two packets, then none
+
+    hw.room["ok"] = True
+    board._poll_out = FakePoll(room)
+    assert board.serial_send(long[256:]) == 128 and len(asked) == 3
+    assert bytes(hw.line_out) == long[:384]
+    assert board.serial_send(b"tail") == 0  # no room: nothing written
+    # The ESP32's UART polls writable whatever its FIFO holds: one packet a pass there.
+    assert hw.esp32.Esp32Board({"board": "esp32"}).send_pieces == 1
+
+
 def test_each_family_hands_over_its_flash_block_device(hw):
     assert hw.rp2mod.Rp2Board({"board": "pico"}).flash == "the rp2 flash"
     assert hw.esp32.Esp32Board({"board": "esp32"}).flash.label == "vfs"
