@@ -220,9 +220,10 @@ def test_rp2040_host_that_stops_reading_loses_events_only():
 
 def test_rp2040_host_that_stops_reading_never_blocks_the_loop():
     """goclock's Pico image says writable only with room for a whole packet
-    (tools/rp2/patches/0002), and the board writes a packet at most: a write never waits
-    for the host (stock MicroPython: POLLOUT with a byte of room, then the 500 ms CDC
-    timeout; tests/rp2 measures both on the emulated Pico)."""
+    (tools/rp2/patches/0002-usb-cdc-pollout-a-whole-packet.patch), and the board writes a
+    packet at a time after each POLLOUT: a write never waits for the host (stock
+    MicroPython: POLLOUT with a byte of room, then the 500 ms CDC timeout; tests/rp2
+    measures both on the emulated Pico)."""
     c, f = host_stops_reading("rp2040")
     assert f["serial_max_block_ms"] <= 5, f
     assert f["call_late_max_ms"] <= 50, f
