@@ -11,7 +11,7 @@ FIRMWARE_PY := $(shell find firmware -name '*.py' | sort)
 
 .PHONY: all venv test pytest lint web-tools web-build test-web bench-web mpy-check typecheck sim flash \
 	bench bench-heap sounds clean rp2-images test-rp2 measure-rp2 voice-tools voice-score \
-	hardware-tools wiring case soak
+	hardware-tools wiring case soak mqtt-tools bench-bridge
 
 all: test
 
@@ -25,7 +25,7 @@ $(STAMP): requirements-dev.txt pyproject.toml
 venv: $(STAMP)
 
 # Every check CI runs. Keep it well under 15 minutes.
-test: $(STAMP) lint mpy-check typecheck hardware-tools pytest
+test: $(STAMP) lint mpy-check typecheck hardware-tools mqtt-tools pytest
 
 pytest: $(STAMP)
 	$(PY) -m pytest -q tests --ignore=tests/web
@@ -45,6 +45,18 @@ mpy-check: $(STAMP)
 		done; \
 	done
 	@echo "mpy-cross: $(words $(FIRMWARE_PY)) firmware files compiled"
+
+# Debian's Mosquitto broker (and its command-line clients), for the hall and bridge tests
+# (tests/support/mosquitto.py starts one per test on a free loopback port) and `goclock
+# hall`; installed when missing (as root; otherwise those tests are skipped, saying so).
+mqtt-tools:
+	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
+		{ apt-get update && apt-get install -y mosquitto mosquitto-clients; } || \
+		echo "[mqtt] without mosquitto the broker tests are skipped"
+
+# The bridge's cost per request, through it and straight to the clock (tools/bench/bridge.py).
+bench-bridge: $(STAMP)
+	$(PY) -m tools.bench.bridge
 
 # The web app (web/: the pages, the firmware simulated in the page) and its tests in a real
 # browser. Debian's chromium and npm are installed when missing (as root, like the rp2
@@ -71,7 +83,7 @@ web-tools:
 web-build: web-tools
 	cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
 
-test-web: $(WEB_STAMP) web-build
+test-web: $(WEB_STAMP) web-build mqtt-tools
 	$(PY) -m pytest -q tests/web
 
 # Page weight and the time to a running simulator in chromium (tools/web/bench.py).

@@ -38,7 +38,7 @@ def test_the_chips_boards_are_boards(hw):  # noqa: F811 (the fixture)
         hw.esp32.Esp32Board({"board": "esp32"}),
     ):
         assert isinstance(board, Board)
-        assert board.network() is None  # no radio driver yet: the MQTT port plugs in here
+        assert board.network() is None  # no `network` module in the fakes: a plain Pico
         assert board.notices == [] and board.ring is not None
 
 
@@ -67,7 +67,8 @@ def test_the_desktop_browser_and_chip_model_boards_are_boards(micropython, tmp_p
     r = run_micropython(micropython, str(script), cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr.decode()
     out = json.loads(r.stdout.decode().strip().splitlines()[-1])
-    assert out == {"desktop": [True, True], "browser": [True, True], "chip model": [True, True]}
+    # The desktop has the unix port's sockets (net/socklink.py); the others no network.
+    assert out == {"desktop": [True, False], "browser": [True, True], "chip model": [True, True]}
 
 
 class Bare(Board):
@@ -97,3 +98,24 @@ def test_a_board_with_only_a_clock_runs_a_game():
     while board.now - start < 5000:
         loop._step()
     assert s.commands.status()["black"]["main_ms"] < 6900000 - 4000  # Black's clock ran
+
+
+def test_a_chip_gives_its_own_id_and_a_board_without_one_none(hw, monkeypatch):  # noqa: F811
+    """`info`'s clock_id comes from the chip where it has one (machine.unique_id: the
+    RP2040's flash id, the ESP32's MAC); the base's default is None."""
+    assert Board().unique_id() is None
+    assert hw.rp2mod.Rp2Board({"board": "pico"}).unique_id() is None  # a port without it
+    monkeypatch.setattr(hw.mcu.machine, "unique_id", lambda: b"\xe6\x61\x38\x52", raising=False)
+    for board in (hw.rp2mod.Rp2Board({"board": "pico"}), hw.esp32.Esp32Board({"board": "esp32"})):
+        assert board.unique_id() == b"\xe6\x61\x38\x52"
+
+
+class WithId(TestBoard):
+    def unique_id(self):
+        return b"\x01\x23\x45\x67\x89\xab\xcd\xef"
+
+
+def test_info_says_the_boards_own_id_as_clock_id():
+    assert make_session(board=WithId).commands.info()["clock_id"] == "0123456789abcdef"
+    made = make_session().commands.info()["clock_id"]  # no id of its own: made, kept in flash
+    assert len(made) == 16 and made != "0123456789abcdef"

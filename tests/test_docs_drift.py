@@ -42,7 +42,8 @@ PAGES = ["README.md", "boards/README.md", "tools/rp2/README.md"] + sorted(
     os.path.relpath(p, REPO) for p in glob.glob(os.path.join(REPO, "docs", "*.md"))
 )
 # Top-level folders a path in prose or code starts from, and where shorter forms start.
-ROOTS = ("firmware", "host", "tools", "tests", "boards", "docs", "sounds", ".ci")
+ROOTS = ("firmware", "host", "tools", "tests", "boards", "docs", "sounds", ".ci", "web")
+BUILT = ("web/dist",)  # made by a build (`make web-build`), never in the repository
 SHORT = {
     "goclockfw": "firmware",  # goclockfw/core/ticks.py
     "goclock": "host",  # goclock/cli/commands.py
@@ -155,6 +156,8 @@ def path_problem(token, page):
         if rel.split(os.sep)[0] in GENERATED:
             return None
         candidates = [rel]
+    elif token.startswith(BUILT):
+        return None
     elif first in ROOTS:
         candidates = [token]
     elif first in SHORT:

@@ -5,8 +5,9 @@ import os
 from conftest import REPO
 from goclockfw.app.announcer import STALE_MS, Announcer
 from goclockfw.app.battery import LOW_READINGS, REARM_MV, BatteryWatch
-from goclockfw.app.display import clock_text, view
+from goclockfw.app.display import view
 from goclockfw.audio import beep
+from goclockfw.timetext import left_text as clock_text
 from support.mpy import run_mpy_json
 
 SOUNDS = os.path.join(REPO, "sounds")
@@ -278,7 +279,7 @@ def test_screen_sends_only_changed_pages_a_few_at_a_time(micropython, tmp_path):
     assert out["paused"] == [7]
     assert out["lit"] > 10
     # The preset menu: its time control on page 6 (under the note "preset 3 fast"), gone
-    # with the menu. From paused to idle the marker leaves Black's line too (page 0: no
-    # side to move before the game starts).
-    assert out["menu"] == [[0, 6, 7], "byo 30m+3x30s"]  # marker, detail and note, no more
+    # with the menu. (Page 0 too: the clock is idle now, so Black's line loses the marker
+    # it kept while paused.)
+    assert out["menu"] == [[0, 6, 7], "byo 30m+3x30s"]  # the marker, the detail, the note
     assert out["menu_lit"] > 40 and out["menu_left"] == 0

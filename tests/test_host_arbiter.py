@@ -129,7 +129,7 @@ def test_late_and_arrive(line, capsys):
     assert not line.session.clock.sides[1].absent
     rc, out, err = run(capsys, "--port", line.path, "arrive", "white")
     assert rc == 2
-    assert err == "goclock: the clock refused arrive white: this side was not marked late\n"
+    assert err == "goclock: white was not marked late: there is no lateness to charge\n"
     rc, out, err = run(capsys, "--port", line.path, "late", "green")
     assert rc == 2 and "invalid choice" in err
 
@@ -169,3 +169,23 @@ def test_voice_unchecked_when_the_clock_does_not_list_its_packs(tmp_path, capsys
         assert rc == 0 and bare.session.store.config["voice"] == "xx"
     finally:
         bare.close()
+
+
+def test_a_canadian_block_is_not_set_in_main_time(line, capsys):
+    """Issue 17, item 1: `time set black 0:03 --period 2m` in main time printed "black now:
+    0:03.0  15 moves in 10:00" and left a 2-minute first block that nothing showed."""
+    line.clock.configure({"type": "canadian", "main": 3600, "moves": 15, "period": 600})
+    line.clock.start()
+    line.clock.run(5000)
+    line.clock.ask("pause")
+    rc, out, err = run(
+        capsys, "--port", line.path, "time", "set", "black", "0:03", "--period", "2m"
+    )
+    assert rc == 2 and out == ""
+    assert "its first block will be 15 moves in 10 min" in err
+    assert line.session.clock.sides[0].block == 600000  # nothing hidden was set
+    rc, out, err = run(capsys, "--port", line.path, "time", "set", "black", "0:03")
+    assert rc == 0 and out == "black now: 0:03  15 moves in 10:00\n"
+    line.clock.ask("resume")
+    line.clock.run(5000)  # main time out after 3 s: the first block, as shown
+    assert line.session.commands.status()["black"]["period_ms"] == 598000

@@ -97,7 +97,9 @@ def test_time_set_needs_something(line, capsys):
 
 
 def test_reset_to_a_preset_by_name(line, capsys):
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "cn-national", "fast")
+    rc, out, err = run(
+        capsys, "--port", line.path, "presets", "push", "cn-national", "fast", "--yes"
+    )
     assert rc == 0, err
     assert [p["name"] for p in line.session.commands.get_presets()] == ["cn-national", "fast"]
     rc, out, err = run(capsys, "--port", line.path, "reset", "--preset", "fast")
@@ -116,7 +118,7 @@ def test_user_presets(line, capsys):
     rc, out, err = run(capsys, "--json", "presets", "list")
     mine = [p for p in json.loads(out) if p["origin"] == "yours"]
     assert mine[0]["time_control"]["main"] == 2700
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push")  # yours by default
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")  # yours by default
     assert [p["name"] for p in line.session.commands.get_presets()] == ["club"]
     rc, out, err = run(capsys, "--port", line.path, "config", "set", "--preset", "club")
     assert rc == 0 and line.session.store.config["time_control"]["periods"] == 5
@@ -144,7 +146,7 @@ def test_every_builtin_preset_fits_one_request(line, capsys):
     # The clock comes with the built-ins as its factory presets: replace them first, so that
     # what it holds afterwards is what the push sent.
     line.clock.ask("presets.set", presets=[{"name": "x", "time_control": {"type": "untimed"}}])
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push")
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "--yes")
     assert rc == 0, err
     (push,) = sent(line, "presets.set")
     names = [p["name"] for p in line.session.commands.get_presets()]
@@ -207,7 +209,7 @@ def test_ports_and_autodetect(capsys, monkeypatch):
         rc, out, err = run(capsys, "--json", "ports")
         found = {p["port"]: p for p in json.loads(out)}
         assert found[clocks[0].path]["info"]["board"] == "test"
-        assert found[clocks[1].path]["info"]["protocol"] == 2
+        assert found[clocks[1].path]["info"]["protocol"] == 3
         assert found[silent.path]["info"] is None
         rc, out, err = run(capsys, "status")
         one_line_error(rc, err, "several goclocks found")
@@ -242,11 +244,11 @@ def test_watch_prints_events_and_leaves_on_ctrl_c(line, capsys):
 
     assert device.do_watch(args, now=now) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("running, black to move, 0 moves played  |  black 0:00.0  5 × 0:33")
+    assert out[0].startswith("running, black to move, 0 moves played  |  black 0:00  5 × 0:33")
     assert out[1:4] == [
-        "running, black to move, 0 moves played  |  black 0:00.0  5 × 0:31  |  white 1:05  5 × 1:00",
+        "running, black to move, 0 moves played  |  black 0:00  5 × 0:31  |  white 1:05  5 × 1:00",
         "1:35  Black: “30秒”",
-        "running, black to move, 0 moves played  |  black 0:00.0  5 × 0:30  |  white 1:05  5 × 1:00",
+        "running, black to move, 0 moves played  |  black 0:00  5 × 0:30  |  white 1:05  5 × 1:00",
     ]
     assert line.requests[-1]["cmd"] == "watch" and line.requests[-1]["on"] is False
     assert not line.session.protocol.watching

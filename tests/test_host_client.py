@@ -25,7 +25,7 @@ def client(line):
 
 def test_request_and_reply(client, line):
     info = client.check_firmware()
-    assert info["protocol"] == 2
+    assert info["protocol"] == 3
     assert client.request("press", side="white") == {"accepted": True}  # White starts the game
     assert line.requests[-1] == {"id": 2, "cmd": "press", "side": "white"}
     assert line.session.clock.state == "running"
@@ -104,7 +104,7 @@ def test_boot_banner_before_reply_is_tolerated(client, line):
 
 
 @pytest.mark.parametrize(
-    "proto,fix", [(3, "update this host tool"), (1, "update the clock's firmware")]
+    "proto,fix", [(4, "update this host tool"), (2, "update the clock's firmware")]
 )
 def test_other_protocol_version_refused(client, line, proto, fix):
     line.faults.info = {"protocol": proto}

@@ -74,7 +74,9 @@ def test_adding_a_built_in_name_needs_force(capsys):
 
 
 def test_presets_are_numbered_from_1(line, capsys):
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "cn-national", "ing")
+    rc, out, err = run(
+        capsys, "--port", line.path, "presets", "push", "cn-national", "ing", "--yes"
+    )
     assert rc == 0, err
     assert out.splitlines()[:2] == ["1  cn-national  cn 2h/5", "2  ing  ing 3h+3x20m"]
     assert [p["name"] for p in line.session.commands.get_presets()] == ["cn-national", "ing"]

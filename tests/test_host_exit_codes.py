@@ -68,7 +68,8 @@ CASES = [
     ("presets add a/b sd 30m", "none", 2),
     ("presets remove mine", "none", 0),
     ("presets remove nosuch", "none", 2),
-    ("presets push", "idle", 0),
+    ("presets push --yes", "idle", 0),
+    ("presets push", "idle", 2),  # it would replace the clock's presets: --yes in scripts
     ("presets push nosuch", "idle", 2),
     ("presets push", "silent", 1),
     ("presets push", "none", 3),
@@ -133,7 +134,9 @@ CASES = [
     ("logs report nosuch", "none", 2),
     ("logs report 1", "silent", 1),
     ("logs report 1", "none", 3),
-    ("logs clear", "logs", 0),
+    ("logs clear --yes --force", "logs", 0),
+    ("logs clear --yes", "logs", 2),  # game 1 was never pulled
+    ("logs clear --force", "logs", 2),  # no terminal to ask in: --yes
     ("logs clear x", "logs", 2),
     ("logs clear", "silent", 1),
     ("logs clear", "none", 3),
@@ -151,6 +154,13 @@ CASES = [
     ("voice convert DIR DIR/pack", "none", 2),  # no recordings in it
     ("voice convert RECS LOG/pack", "none", 1),  # cannot write: LOG is a file
     ("voice push", "none", 2),
+    ("bridge", "none", 3),
+    ("bridge", "missing", 3),
+    ("bridge --web-port 70000", "idle", 2),
+    ("bridge --hall club", "idle", 2),  # a hall needs the clock's name in it
+    ("bridge --web --web-host 0.0.0.0", "idle", 2),  # beyond loopback only with a password
+    ("web --port 70000", "none", 2),
+    ("web --dist DIR", "none", 2),  # no built app there
     ("simulate SCENARIO", "none", 0),
     ("simulate DIR/none.json", "none", 2),
     ("simulate BADSCENARIO", "none", 2),
@@ -166,6 +176,12 @@ NOT_HERE = {
     ("deploy", 1): "copying needs a board (mpremote): test_host_cli.py",
     ("voice push", 0): "copying needs a board",
     ("voice push", 1): "copying needs a board (mpremote)",
+    ("bridge", 0): "runs until stopped: tests/test_bridge_hall.py runs it as a process",
+    ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
+    ("web", 0): "runs until stopped: tests/web/test_configurator.py runs `goclock web --sim`",
+    ("web", 1): "a web port another program has: tests/test_web_command.py",
+    ("web", 3): "no clock found serves the pages alone (bridge.json says why); a given port "
+    "that is missing: tests/test_web_command.py",
 }
 LOCAL = {
     "presets add",

@@ -72,29 +72,32 @@ def test_a_replayed_move(tmp_path, capsys):
     rc, doc, err = verify(capsys, path)
     assert rc == 2 and doc["ok"] is False and doc["errors"] == []
     # line 1 game, 2 start, 3-5 moves 1-3, 6 the replay
-    assert doc["problems"] == [[6, "move 3 again, first at line 5: a replayed move"]]
-    assert doc["verdict"] == "INCONSISTENT: line 6: move 3 again, first at line 5: a replayed move"
+    again = "move 3 again, first at record 5 (line 5): a replayed move"
+    assert doc["problems"] == [["record 6 (line 6)", again]]
+    assert doc["verdict"] == "INCONSISTENT: record 6 (line 6): " + again
     rc = main(["logs", "verify", path])
     out, err = capsys.readouterr()
-    assert rc == 2 and "line 6: move 3 again" in out and "cannot be trusted" in err
+    assert rc == 2 and "record 6 (line 6): move 3 again" in out and "cannot be trusted" in err
 
 
 def test_missing_moves_and_out_of_order(tmp_path, capsys):
     records = [press(5000, 0, 1), press(9000, 1, 4), press(10000, 0, 5), press(11000, 1, 2)]
     rc, doc, err = verify(capsys, write_log(tmp_path, records))
     assert doc["problems"] == [
-        [4, "move 4 after move 1: moves 2 to 3 are missing"],
-        [6, "move 2 after move 5: out of order"],
+        ["record 4 (line 4)", "move 4 after move 1: moves 2 to 3 are missing"],
+        ["record 6 (line 6)", "move 2 after move 5: out of order"],
     ]
     records = [press(5000, 0, 1), press(9000, 1, 3)]
     rc, doc, err = verify(capsys, write_log(tmp_path, records, "one.log"))
-    assert doc["problems"] == [[4, "move 3 after move 1: move 2 is missing"]]
+    assert doc["problems"] == [["record 4 (line 4)", "move 3 after move 1: move 2 is missing"]]
 
 
 def test_time_going_back(tmp_path, capsys):
     records = [press(5000, 0, 1), ("call", 4000, 1, "30秒", None), press(9000, 1, 2)]
     rc, doc, err = verify(capsys, write_log(tmp_path, records))
-    assert rc == 2 and doc["problems"] == [[4, "time goes back from 0:05.0 to 0:04.0"]]
+    assert rc == 2 and doc["problems"] == [
+        ["record 4 (line 4)", "time goes back from 0:05 to 0:04"]
+    ]
 
 
 def test_a_power_resume_may_go_back_to_its_resume_point(tmp_path, capsys):
@@ -103,7 +106,11 @@ def test_a_power_resume_may_go_back_to_its_resume_point(tmp_path, capsys):
     rc, doc, err = verify(capsys, write_log(tmp_path, records))
     # the time is the clock's own doing; the move pressed twice is still shown
     assert doc["problems"] == [
-        [6, "move 2 again, first at line 4: a replayed move (after the power resume at line 5)"]
+        [
+            "record 6 (line 6)",
+            "move 2 again, first at record 4 (line 4): a replayed move (after the power "
+            "resume, record 5 (line 5))",
+        ]
     ]
 
 
@@ -123,7 +130,9 @@ def test_the_chain_verdicts_stay(tmp_path, capsys):
     altered = tmp_path / "altered.log"
     altered.write_bytes(data.replace(b'"t":9000', b'"t":8000'))
     rc, doc, err = verify(capsys, str(altered))
-    assert doc["verdict"].startswith("ALTERED: the checksum chain is broken at line 4")
+    assert doc["verdict"].startswith(
+        "ALTERED: the checksum chain is broken at record 4 (line 4): checksum mismatch"
+    )
     # a bad line is left out, and the lines after it keep their numbers
     both = tmp_path / "both.log"
     lines = data.split(b"\n")
@@ -131,7 +140,7 @@ def test_the_chain_verdicts_stay(tmp_path, capsys):
     lines.insert(5, lines[4])  # line 6 repeats line 5 (move 3): breaks the chain as well
     both.write_bytes(b"\n".join(lines))
     rc, doc, err = verify(capsys, str(both))
-    assert [e[0] for e in doc["errors"]] == [4, 6]
+    assert [e[0] for e in doc["errors"]] == ["record 4 (line 4)", "record 6 (line 6)"]
     assert doc["verdict"].startswith("ALTERED")
 
 
@@ -141,9 +150,12 @@ def test_export_and_pull_say_the_same(tmp_path, capsys, replay):
     path = write_log(tmp_path, records)
     rc = main(["logs", "export", path])
     out, err = capsys.readouterr()
-    assert rc == 0  # exported all the same, with a warning
+    assert rc == (2 if replay else 0)  # a log that does not verify: refused...
+    rc = main(["logs", "export", path, "--force"])
+    out, err = capsys.readouterr()
+    assert rc == 0  # ... unless forced: exported, with a warning
     assert json.loads(out)["verified"]["ok"] is not replay
-    assert ("line 6: move 3 again" in err) is replay
+    assert ("record 6 (line 6): move 3 again" in err) is replay
     # The same log on a clock: the flash it was written on, booted by the firmware.
     path, flash = write_log(tmp_path, records, "ended.log", end=True)
     with ClockLine(session=make_session(flash, fresh=False)) as line:
@@ -152,4 +164,4 @@ def test_export_and_pull_say_the_same(tmp_path, capsys, replay):
         assert line.clock.log(1) == open(path, "rb").read()
     out, err = capsys.readouterr()
     assert rc == (1 if replay else 0)
-    assert ("game 1: INCONSISTENT: line 6: move 3 again" in err) is replay
+    assert ("game 1: INCONSISTENT: record 6 (line 6): move 3 again" in err) is replay

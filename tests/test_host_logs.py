@@ -238,7 +238,7 @@ def test_report_and_plot(line, game, capsys, tmp_path):
 def test_list_and_clear(line, game, capsys):
     rc, out, err = run(line, capsys, "--json", "logs", "list")
     assert [g["game"] for g in json.loads(out)] == [game]  # the next game has no log yet
-    rc, out, err = run(line, capsys, "logs", "clear")
+    rc, out, err = run(line, capsys, "logs", "clear", "--yes", "--force")
     assert rc == 0 and "1 game log removed" in out
     assert line.session.journal.list() == []
     rc, out, err = run(line, capsys, "logs", "pull")

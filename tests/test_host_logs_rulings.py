@@ -85,7 +85,13 @@ def test_sgf_merge_writes_the_ruled_pass(ruled):
     """It failed: 'the press records carry no time left'."""
     game = sgf_game("bwbwb", pass_at=(2,))
     result = sgfmerge.merge(game, ruled)
-    assert result == {"sgf_moves": 5, "log_moves": 5, "timed": 5, "mismatch": None}
+    assert result == {
+        "sgf_moves": 5,
+        "log_moves": 5,
+        "timed": 5,
+        "mismatch": None,
+        "warnings": [],
+    }
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0]]
     assert nodes[2].get_move() == ("b", None)
     assert nodes[2].get("BL") == 30.0 and nodes[2].get("OB") == 1
@@ -112,7 +118,7 @@ def test_cli_sgf_and_report_with_a_ruling(tmp_path, capsys):
     rc = main(["logs", "sgf", str(log), "--merge", str(record), "-o", str(out_sgf)])
     out, err = capsys.readouterr()
     assert rc == 0, err
-    assert "times of 5 moves written" in out
+    assert "times of 5 moves written" in err
     rc = main(["--json", "logs", "report", str(log)])
     out, err = capsys.readouterr()
     assert rc == 0 and json.loads(out)["summary"]["black"]["overtime_moves"] == 2

@@ -22,7 +22,7 @@ def test_report_says_1_period(line, capsys, tmp_path):
 
 
 def test_presets_push_of_one_says_1_preset(line, capsys):
-    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "fast")
+    rc, out, err = run(capsys, "--port", line.path, "presets", "push", "fast", "--yes")
     assert rc == 0, err
     assert "1 preset on the clock" in out and "1 presets" not in out
 

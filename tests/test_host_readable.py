@@ -16,29 +16,29 @@ STATUS = {"main_ms": 0, "flagged": False, "periods": 5, "period_ms": 55000}
 
 # One event of every kind the clock sends (docs/protocol.md), and the line it must read as.
 EVENTS = [
-    ({"event": "start", "t": 0, "side": "black"}, "0:00.0  Black's clock starts"),
+    ({"event": "start", "t": 0, "side": "black"}, "0:00  Black's clock starts"),
     (
         dict(
             {"event": "press", "t": 65000, "side": "black", "used_ms": 65000, "move": 1}, **STATUS
         ),
-        "1:05  Black moved (move 1, took 1:05; left 0:00.0  5 × 0:55)",
+        "1:05  Black moved (move 1, took 1:05; left 0:00  5 × 0:55)",
     ),
     ({"event": "call", "t": 95000, "side": "black", "phrase": "30秒"}, "1:35  Black: “30秒”"),
     ({"event": "byoyomi", "t": 60000, "side": "white"}, "1:00  White's main time is up: byo-yomi"),
     ({"event": "overtime", "t": 60000, "side": "white"}, "1:00  White's main time is up: overtime"),
     ({"event": "timeout", "t": 99000, "side": "white"}, "1:39  White lost on time"),
-    ({"event": "pause", "t": 5000, "side": "black"}, "0:05.0  clocks paused (Black to move)"),
+    ({"event": "pause", "t": 5000, "side": "black"}, "0:05  clocks paused (Black to move)"),
     (
         {"event": "resume", "t": 9000, "side": "black"},
-        "0:09.0  clocks running again (Black to move)",
+        "0:09  clocks running again (Black to move)",
     ),
     (
         {"event": "late", "t": 0, "side": "white"},
-        "0:00.0  White marked late: their clock runs until they arrive",
+        "0:00  White marked late: their clock runs until they arrive",
     ),
     (
         {"event": "arrive", "t": 120000, "side": "white", "charged_ms": 120000, "late_ms": 120000},
-        "2:00  White arrived 2:00 late, charged 2:00",
+        "2:00  White arrived 2:00 late: 2:00 more charged (twice the lateness in all)",
     ),
     (
         {"event": "period", "t": 120000, "side": "black", "left": 1},
@@ -54,15 +54,15 @@ EVENTS = [
             "flagged": False,
             "period_ms": 600000,
         },
-        "1:06:40  Black starts a new block of 15 moves; left 0:00.0  15 moves in 10:00",
+        "1:06:40  Black starts a new block of 15 moves; left 0:00  15 moves in 10:00",
     ),
     (
         dict({"event": "adjust", "t": 7000, "side": "white"}, **STATUS),
-        "0:07.0  the arbiter set White's time; left 0:00.0  5 × 0:55",
+        "0:07  the arbiter set White's time; left 0:00  5 × 0:55",
     ),
     (
         {"event": "ruling", "t": 8000, "side": "white", "ruling": "timeout_pass"},
-        "0:08.0  the arbiter ruled White's timeout a pass: the opponent's clock runs",
+        "0:08  the arbiter ruled White's timeout a pass: the opponent's clock runs",
     ),
     (
         {"event": "forfeit", "t": 900000, "side": "black", "reason": "late"},
@@ -70,7 +70,7 @@ EVENTS = [
     ),
     (
         {"event": "penalty", "t": 5, "side": "black", "points": 2},
-        "0:00.0  Black has 2 points of penalty",
+        "0:00  Black has 2 points of penalty",
     ),
     (
         {
@@ -80,17 +80,17 @@ EVENTS = [
             "reason": "not this side's move",
             "do": "press",
         },
-        "0:00.0  Black's press ignored: not this side's move",
+        "0:00  Black's press ignored: not this side's move",
     ),
     ({"event": "end", "t": 100000, "reason": "reset"}, "1:40  the game ended (reset)"),
     (
         {"event": "log", "notice": "battery_low", "message": "battery low: 3400 mV"},
         "clock notice: battery low: 3400 mV",
     ),
-    ({"event": "game", "t": 0, "game": 12}, "0:00.0  game 12 begins"),
+    ({"event": "game", "t": 0, "game": 12}, "0:00  game 12 begins"),
     (
         {"event": "novel", "t": 1000, "side": "black", "a": {"b": 1}, "c": [2]},
-        "0:01.0  novel black: a (b 1), c (2)",
+        "0:01  novel black: a (b 1), c (2)",
     ),
 ]
 
@@ -117,7 +117,7 @@ def test_status_event_is_the_status_line():
         "white": STATUS,
     }
     assert eventtext.describe(st) == ui.status_line(st)
-    assert ui.status_line(st).startswith("running, black to move, 1 move played  |  black 0:00.0")
+    assert ui.status_line(st).startswith("running, black to move, 1 move played  |  black 0:00")
     assert "2 moves played" in ui.status_line(dict(st, moves=2))
 
 
@@ -139,7 +139,7 @@ def test_watch_prints_words_by_default_and_json_on_request(capsys):
         ticks = iter(range(100))
         device.do_watch(args, now=lambda: next(ticks) * 0.5)
         out = capsys.readouterr().out.splitlines()
-        assert out[0].startswith("running, black to move, 0 moves played  |  black 0:04.0")
+        assert out[0].startswith("running, black to move, 0 moves played  |  black 0:04")
         assert out[3:5] == [
             "1:05  Black: “开始读秒”",  # said first: a call is timed
             "1:05  Black's main time is up: byo-yomi",
@@ -188,7 +188,7 @@ def test_info_shows_sizes_and_voices(capsys):
 
 def test_one_move_not_one_moves():
     assert ui.plural(1, "move") == "1 move" and ui.plural(2, "move") == "2 moves"
-    assert ui.side_text({"main_ms": 0, "moves": 1, "period_ms": 60000}) == "0:00.0  1 move in 1:00"
+    assert ui.side_text({"main_ms": 0, "moves": 1, "period_ms": 60000}) == "0:00  1 move in 1:00"
 
 
 def test_voice_check_of_a_folder_without_clips(tmp_path, capsys):
@@ -214,7 +214,7 @@ def test_watch_in_a_terminal_keeps_the_status_line_below_the_events(monkeypatch)
         line.close()
     text = screen.getvalue()
     assert "1:05  Black: “开始读秒”" in text
-    assert "black 0:00.0  5 × 1:00" in text  # the live line, updated at 1:05
+    assert "black 0:00  5 × 1:00" in text  # the live line, updated at 1:05
     assert text.count("1:05  Black") == 2  # the events printed once each, above it
     assert "{" not in text
 
@@ -247,4 +247,4 @@ def test_ing_overtime_shows_the_penalty_points():
     st = _side_after(tc, [(1000, 0), (62000, 1)])  # White's main time ran out at 61 s
     assert st["points"] == 2
     # 3 periods counting the one in use, of which 59 s are left
-    assert ui.side_text(st) == "0:00.0  3 × 0:59  2 penalty points"
+    assert ui.side_text(st) == "0:00  3 × 0:59  2 penalty points"

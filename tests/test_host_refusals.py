@@ -35,9 +35,30 @@ def test_time_set_limits_are_in_hours_and_minutes(line, capsys):
     assert "172800" not in err
 
 
+def test_late_and_arrive_refused_name_the_side_as_typed(line, capsys):
+    rc, out, err = goclock(capsys, line, "arrive", "white")
+    assert rc == 2
+    assert err == "goclock: white was not marked late: there is no lateness to charge\n"
+    goclock(capsys, line, "press", "white")  # White starts Black's clock
+    goclock(capsys, line, "press", "black")  # the first move
+    rc, out, err = goclock(capsys, line, "late", "black")
+    assert rc == 2
+    assert err == (
+        "goclock: black cannot be marked late: lateness is only marked at the start of the game\n"
+    )
+
+
+def test_an_arrival_after_the_game_says_so():
+    assert in_words("arrive", "the game is over", side="black") == (
+        "black's arrival cannot be charged: the game is over"
+    )
+
+
 @pytest.mark.parametrize(
     "argv",
     [
+        ("late", "white"),  # accepted: a control case
+        ("arrive", "black"),  # not marked late
         ("pause",),  # nothing runs
         ("resume",),
         ("time", "set", "black", "--moves", "3"),  # byo-yomi has no moves

@@ -38,7 +38,7 @@ def refused(proto, app, **req):
 def test_info_and_status(dev):
     app, proto, _ = dev
     r = ok(proto, id=1, cmd="info")
-    assert r["protocol"] == 2 and r["board"] == "test" and r["flash_free"] > 0
+    assert r["protocol"] == 3 and r["board"] == "test" and r["flash_free"] > 0
     assert "battery_mv" in r and r["battery_mv"] is None
     st = ok(proto, id="s", cmd="status")
     assert st["state"] == "idle" and st["turn"] is None and st["moves"] == 0

@@ -26,7 +26,7 @@ def refused(app, proto, req):
 def test_info_says_protocol_2_and_the_voice_packs(dev):
     app, proto, _ = dev
     r = ask(proto, {"id": 1, "cmd": "info"})
-    assert r["protocol"] == PROTOCOL_VERSION == 2
+    assert r["protocol"] == PROTOCOL_VERSION == 3
     assert {"zh", "ja", "en"} <= set(r["voices"])  # the packs the clock has
 
 

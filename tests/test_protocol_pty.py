@@ -98,7 +98,7 @@ def line(micropython, tmp_path):
 
 def test_every_command_over_the_pty(line):
     r = line.ask({"id": 1, "cmd": "info"})
-    assert r["ok"] and r["protocol"] == 2
+    assert r["ok"] and r["protocol"] == 3
     assert line.ask({"id": 2, "cmd": "watch", "on": True})["on"] is True
     # the event lines a request causes come before its reply
     assert line.ask({"id": 3, "cmd": "press", "side": "white"})["accepted"] is True

@@ -102,6 +102,17 @@ ARGS = {
     "late": {"side": sides},
     "arrive": {"side": sides},
     "maintenance": {},
+    "assign": {
+        "event": mostly(st.text(max_size=8)),
+        "round": mostly(small_ints),
+        "table": mostly(small_ints),
+        "black": mostly(st.text(max_size=8)),
+        "white": mostly(st.text(max_size=8)),
+        "handicap": mostly(small_ints),
+    },
+    "time.sync": {"utc": mostly(st.integers(1577836800000, 4102444800000))},
+    "result": {"result": mostly(st.sampled_from(["B+R", "W+T", "B+3.5", "0", "Void", "?", "x"]))},
+    "arbiter.ack": {},
 }
 
 
@@ -177,6 +188,19 @@ BASES = {
     "press": ({"side": "black"}, {"side": shapes.STRING}),
     "late": ({"side": "black"}, {"side": shapes.STRING}),
     "arrive": ({"side": "black"}, {"side": shapes.STRING}),
+    "assign": (
+        {"event": "open", "round": 1, "table": 2, "black": "b", "white": "w", "handicap": 0},
+        {
+            "event": "?" + shapes.STRING,
+            "round": "?" + shapes.NUMBER,
+            "table": "?" + shapes.NUMBER,
+            "black": "?" + shapes.STRING,
+            "white": "?" + shapes.STRING,
+            "handicap": "?" + shapes.NUMBER,
+        },
+    ),
+    "time.sync": ({"utc": 1796000000000}, {"utc": shapes.NUMBER}),
+    "result": ({"result": "B+R"}, {"result": shapes.STRING}),
 }
 
 # (command, where in the request, the field's kind, what the refusal starts with or holds)
@@ -373,8 +397,9 @@ def same(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         # flash_free is the flash's; which old games a full flash still keeps ("logs")
         # and so how many logs.clear removes, depend on each engine's littlefs (MicroPython's
-        # keeps files' mtimes too).
-        skip = ("flash_free", "data", "logs", "removed")
+        # keeps files' mtimes too). clock_id is made from random bytes on a board without
+        # an id of its own: each engine's clock is another clock.
+        skip = ("flash_free", "data", "logs", "removed", "clock_id")
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a if k not in skip)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))

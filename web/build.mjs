@@ -52,12 +52,24 @@ function header(page) {
   ].join("\n");
 }
 
+// The Connect panel of the pages that talk to a clock (js/link/connect.js wires it).
+const CONNECT_MARK = /<!-- goclock:connect[^>]*-->/;
+const CONNECT = `<h2 id="connect-h">Connect</h2>
+      <div class="row">
+        <button id="connect-serial" class="plain-btn" type="button">USB (Web Serial)…</button>
+        <button id="connect-bridge" class="plain-btn" type="button">Through goclock web</button>
+        <button id="connect-sim" class="plain-btn" type="button">Simulated clock in this page</button>
+        <button id="disconnect" class="plain-btn" type="button" hidden>Disconnect</button>
+      </div>
+      <ul id="connect-notes" class="notes"></ul>
+      <p id="conn-status" role="status">Not connected.</p>`;
+
 function pagesWithHeader(out) {
   for (const [file] of PAGES) {
     const p = path.join(out, file);
     const html = fs.readFileSync(p, "utf8");
     if (!HEADER_MARK.test(html)) throw new Error(`${file}: no <!-- goclock:header --> mark`);
-    fs.writeFileSync(p, html.replace(HEADER_MARK, header(file)));
+    fs.writeFileSync(p, html.replace(HEADER_MARK, header(file)).replace(CONNECT_MARK, CONNECT));
   }
 }
 
@@ -132,8 +144,25 @@ function main() {
   ]) {
     fs.copyFileSync(path.join(MICROPYTHON, from), path.join(vendor, to));
   }
+  // MQTT.js's browser bundle (one ES module) for the hall page, with its licence.
+  const mqtt = path.join(HERE, "node_modules", "mqtt");
+  fs.mkdirSync(path.join(OUT, "vendor", "mqtt"), { recursive: true });
+  fs.copyFileSync(path.join(mqtt, "dist", "mqtt.esm.js"), path.join(OUT, "vendor", "mqtt", "mqtt.js"));
+  fs.copyFileSync(path.join(mqtt, "LICENSE.md"), path.join(OUT, "vendor", "mqtt", "LICENSE.md"));
+  fs.copyFileSync(path.join(mqtt, "package.json"), path.join(OUT, "vendor", "mqtt", "package.json"));
   fs.copyFileSync(path.join(HERE, "THIRD_PARTY.md"), path.join(OUT, "THIRD_PARTY.md"));
   fs.copyFileSync(path.join(REPO, "LICENSE"), path.join(OUT, "LICENSE"));
+  // What a page finds on any static server; `goclock web` answers this path itself, with
+  // its bridge's WebSocket and this run's token (host/goclock/web/server.py).
+  fs.writeFileSync(
+    path.join(OUT, "bridge.json"),
+    JSON.stringify({
+      url: null,
+      reason:
+        "These pages were not served by `goclock web`, so no clock is bridged to them: run " +
+        "`goclock web` (it prints the address to open), or connect over USB.",
+    }),
+  );
   const fw = firmwareBundle();
   fs.writeFileSync(path.join(OUT, "firmware.json"), JSON.stringify(fw));
   const sounds = path.join(REPO, "sounds");

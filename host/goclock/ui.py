@@ -6,6 +6,8 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
+from goclockfw import timetext
+
 from . import SIDES
 from .words import plural  # noqa: F401 (the handlers say ui.plural)
 
@@ -43,19 +45,15 @@ def confirm(question, stdin=None, stdout=None):
     return answer.strip().lower() in ("y", "yes")
 
 
-def clock_text(ms):
-    """12:34 or 1:02:03.4 below ten seconds: the way a clock face shows time."""
-    if ms is None:
-        return "-"
-    sign = "-" if ms < 0 else ""
-    ms = abs(int(ms))
-    s, rest = divmod(ms, 1000)
-    h, s = divmod(s, 3600)
-    m, s = divmod(s, 60)
-    text = "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
-    if not h and not m and s < 10:
-        text += ".%d" % (rest // 100)
-    return sign + text
+def time_left(ms):
+    """A time left as the clock shows it: rounded up to the second (goclockfw/timetext.py,
+    the one rule of the display, the host and the calls); "-" when unknown."""
+    return "-" if ms is None else timetext.left_text(int(ms))
+
+
+def time_used(ms):
+    """A time used or counted up (a move's time, a game time, a charge): rounded down."""
+    return "-" if ms is None else timetext.used_text(int(ms))
 
 
 def side_text(st):
@@ -63,20 +61,22 @@ def side_text(st):
     if not isinstance(st, dict):
         return "?"
     if "spent_ms" in st:  # untimed: nothing runs out, the side's own total counts up
-        text = "%s used" % clock_text(st["spent_ms"])
+        text = "%s used" % time_used(st["spent_ms"])
     elif "period_ms" in st and not ("periods" in st or "moves" in st):
         # a time per move (Bronstein with no main time): what is left of this move
-        text = "%s this move" % clock_text(st["period_ms"])
+        text = "%s this move" % time_left(st["period_ms"])
     else:
-        text = clock_text(st.get("main_ms"))
+        text = time_left(st.get("main_ms"))
     if "periods" in st:
-        text += "  %d × %s" % (st["periods"], clock_text(st.get("period_ms")))
+        text += "  %d × %s" % (st["periods"], time_left(st.get("period_ms")))
     elif "moves" in st:
-        text += "  %s in %s" % (plural(st["moves"], "move"), clock_text(st.get("period_ms")))
+        text += "  %s in %s" % (plural(st["moves"], "move"), time_left(st.get("period_ms")))
     if st.get("points"):
         text += "  %s" % plural(st["points"], "penalty point")
     if st.get("flagged"):
         text += "  FLAG"
+    if st.get("absent"):  # marked late and not arrived (art. 22): its clock runs meanwhile
+        text += "  ABSENT"
     return text
 
 
@@ -85,8 +85,9 @@ def status_table(st, title=None):
     table.add_column("")
     table.add_column("time")
     for side in SIDES:
-        mark = "▶ " if st.get("turn") == side and st.get("state") == "running" else "  "
-        table.add_row(mark + side, side_text(st.get(side)))
+        # The side to move, its clock running or to run on resume (a pause keeps the turn).
+        to_move = st.get("turn") == side and st.get("state") in ("running", "paused")
+        table.add_row(("▶ " if to_move else "  ") + side, side_text(st.get(side)))
     return table
 
 

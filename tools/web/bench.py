@@ -5,10 +5,11 @@ Serves web/dist on loopback and opens each page in Debian's chromium (Playwright
 tests do), a fresh profile each run: an empty cache and an empty IndexedDB, a first visit.
 
 - Page weight: the bytes every response of the page carried until it was ready for a
-  first interaction (the first page: loaded; the simulator: its firmware's first loop
-  pass, so a key does something), as served (no compression on this server), and what
-  gzip makes of them (GitHub Pages and most servers compress text and wasm). The voice
-  packs the page fetches after that, in the background, are listed apart.
+  first interaction (the first page, the configurator, the logs and the hall: loaded;
+  the simulator: its firmware's first loop pass, so a key does something), as served (no compression on this server), and what
+  gzip makes of them (GitHub Pages and most servers compress text and wasm). What a
+  page fetches after that, in the background (the simulator's other voice packs, the
+  firmware the configurator and the logs check with), is listed apart.
 - Time to a running simulator: from the navigation's start to the firmware's first loop
   pass, with its steps (fetches, MicroPython's start, the firmware's import, the voice
   pack, the boot: storage, config, the game a reload cut off), over RUNS runs; then the
@@ -116,9 +117,15 @@ def main(argv=None):
     server, site = _serve()
     version = "?"
     with sync_playwright() as p:
+        loaded = "document.readyState === 'complete'"
         for name, ready in (
-            ("index.html", "document.readyState === 'complete'"),
+            ("index.html", loaded),
             ("simulator.html", "window.goclockSim && goclockSim.passes > 0"),
+            # The clock pages are ready once loaded (Connect works); the firmware's checks
+            # (MicroPython and the firmware) come after, in the background.
+            ("configurator.html", loaded),
+            ("logs.html", loaded),
+            ("hall.html", loaded),
         ):
             before, after = weight(p, site, name, ready)
             raw = sum(r[1] for r in before)

@@ -23,9 +23,12 @@ None means now (the session's time).
 """
 
 from goclockfw import VERSION
+from goclockfw.app.timeofday import EARLIEST, LATEST
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
+from goclockfw.storage.identity import clock_id
+from goclockfw.storage.netconfig import keep_secrets, public
 
 IDLE = gameclock.IDLE
 RUNNING = gameclock.RUNNING
@@ -33,6 +36,25 @@ PAUSED = gameclock.PAUSED
 ENDED = gameclock.ENDED
 _IGNORED_PRESS = (("do", "press"),)
 _RUNNING_REFUSAL = "a clock is running: pause it first"
+
+
+_RESULT_WINS = ("", "R", "Resign", "T", "Time", "F", "Forfeit")
+_RESULT_OTHER = ("0", "Draw", "Void", "?")
+
+
+def valid_result(r):
+    """An SGF RE value: B+R, W+T, B+F, B+ (a win), B+3.5 (by points), 0/Draw, Void, ?."""
+    if not isinstance(r, str) or len(r) > 16:
+        return False
+    if r in _RESULT_OTHER:
+        return True
+    if r[:2] not in ("B+", "W+"):
+        return False
+    rest = r[2:]
+    if rest in _RESULT_WINS:
+        return True
+    whole, _, frac = rest.partition(".")
+    return whole.isdigit() and (frac == "" and "." not in rest or frac.isdigit())
 
 
 class Refused(ValueError):
@@ -44,14 +66,18 @@ class Commands:
         self.s = session
         self.logs = session.journal  # the game logs (storage/journal.py: list, read, clear)
         self.reason = None  # why the last press was ignored
+        self._clock_id = None  # made at the first `info` (storage/identity.py)
 
     # ----- what a source may ask ----------------------------------------------------
 
     def info(self):
         s = self.s
         board = s.board
+        if self._clock_id is None:
+            self._clock_id = clock_id(s.fs, board.unique_id())
         return {
             "version": VERSION,
+            "clock_id": self._clock_id,  # not "id": a reply carries its request's id
             "board": board.name,
             "flash_free": s.fs.free(),
             "ram_free": board.ram_free(),
@@ -68,7 +94,13 @@ class Commands:
         return status
 
     def get_config(self):
-        return dict(self.s.store.config)
+        """The config as anyone may see it: a password that is set reads "***"."""
+        return dict(public(self.s.store.config))
+
+    def with_secrets(self, cfg):
+        """A config.set's merged config with the stored passwords it left out (or sent back
+        as "***") put back in (storage/netconfig.py)."""
+        return keep_secrets(cfg, self.s.store.config)
 
     def get_presets(self):
         return list(self.s.store.presets)
@@ -87,6 +119,9 @@ class Commands:
     def is_absent(self, side):
         """Marked late and not arrived yet."""
         return self.s.clock.sides[side].absent
+
+    def arbiter_called(self):
+        return self.s.calling is not None
 
     def preset_count(self):
         return len(self.s.store.presets)
@@ -216,8 +251,63 @@ class Commands:
             raise Refused(_RUNNING_REFUSAL)
         s.store.save(config=cfg)
         s.apply_config()
+        s.start_network()
         if s.records.started:
-            s.records.write("config", s.now, None, (("config", cfg),))
+            s.records.write("config", s.now, None, (("config", public(cfg)),))
+        s.changed = True
+
+    def assign(self, info):
+        """The game's details (event, round, table, black, white, handicap: a dict already
+        checked by storage/netconfig.py's game_info_field), stored in the config for the
+        next game's first record. Refused while a clock runs, as any config change."""
+        cfg = dict(self.s.store.config)
+        cfg["game_info"] = info
+        self.set_config(cfg)
+
+    def time_sync(self, utc_ms, source):
+        """The time of day is `utc_ms` (ms since the epoch) now; `source` who said so."""
+        s = self.s
+        if not EARLIEST <= utc_ms <= LATEST:
+            raise Refused("the time of day must be between 2020 and 2100 (ms since 1970)")
+        s.tod.set(utc_ms, s.now, source)
+        s.changed = True
+
+    def result(self, result, by):
+        """The game's result (an SGF RE form: B+R, W+T, B+3.5, 0, Void, ?) entered by `by`
+        ("host", "hall", "board"): a `result` record in the game's log; a later one
+        supersedes it. Refused while a clock runs and before a game has started."""
+        s = self.s
+        if not valid_result(result):
+            raise Refused("'result' must be an SGF result: B+R, W+T, B+3.5, 0, Void, ? ...")
+        if s.clock.state == RUNNING:
+            raise Refused(_RUNNING_REFUSAL)
+        if not s.records.started:
+            raise Refused("no game has started on the clock")
+        if not s.records.write("result", s.now, None, (("result", result), ("by", by))):
+            raise Refused("the result could not be written: %s" % s.journal.error)
+        s.changed = True
+
+    def arbiter_call(self, tick=None):
+        """A player calls the arbiter (the gesture: app/gestures.py): said at the board,
+        logged, shown at the hall (docs/hall.md, arbiter) until acknowledged."""
+        s = self.s
+        if s.calling is not None:
+            raise Refused("the arbiter is called already")
+        s.calling = s.records.t(s.now if tick is None else tick)
+        s.calling_utc = s.tod.ms(s.now)
+        s.called_by = None
+        s.announcer.notice("arbiter_call")
+        s.records.notice("arbiter_call", "a player calls the arbiter", s.now)
+        s.changed = True
+
+    def arbiter_ack(self, by):
+        """The arbiter answers the call (from the hall, a host, or at the board)."""
+        s = self.s
+        if s.calling is None:
+            raise Refused("nobody calls the arbiter")
+        s.calling = None
+        s.called_by = by
+        s.records.notice("arbiter_ack", "the arbiter's call acknowledged (%s)" % by, s.now)
         s.changed = True
 
     def set_presets(self, presets):

@@ -3,8 +3,9 @@
 `view(status, menu)` turns the app's status (the protocol's status object)
 into a few short strings; the same view is drawn on an SSD1306 128x64
 (app/screen.py) and sent to the desktop launcher, which draws it large in the
-terminal. Times are shown
-rounded up to the second, as a countdown should: "0:01" until the flag.
+terminal. Times follow the one rule of goclockfw/timetext.py: a time left is rounded
+up to the second ("0:01" until the flag, "0:00" when it falls), a time counted up
+(an untimed side's total) down.
 
 SSD1306 layout (8x8 font; the times twice as large):
     y  0  B  5x60s        <   (the marker: whose clock runs, or runs on resume)
@@ -18,18 +19,8 @@ pause keeps whose move it is); a side marked late that has not arrived is named 
 note (`BLACK ABSENT`) until it does, unless a flag, a pause or the menu says more.
 """
 
-
-def clock_text(ms):
-    """H:MM:SS, or M:SS under an hour; rounded up to the second."""
-    if ms < 0:
-        ms = 0
-    s = (ms + 999) // 1000
-    h = s // 3600
-    m = (s // 60) % 60
-    s = s % 60
-    if h:
-        return "%d:%02d:%02d" % (h, m, s)
-    return "%d:%02d" % (m, s)
+from goclockfw.timetext import left_text as clock_text
+from goclockfw.timetext import used_text
 
 
 def _s(n):
@@ -40,10 +31,8 @@ def _side_view(st, kind=None):
     """(big time, small line) of one side's status; `kind` the time control's type."""
     main = st.get("main_ms", 0)
     if "spent_ms" in st:
-        # Untimed: the side's own thinking time, counting up; the seconds reached, not
-        # rounded up like a countdown.
-        spent = st["spent_ms"]
-        return clock_text(spent - spent % 1000), "untimed"
+        # Untimed: the side's own thinking time, counting up: the seconds reached.
+        return used_text(st["spent_ms"]), "untimed"
     if "points" in st:
         # Ing: main time, then periods that run on across moves, each costing points.
         if main > 0:

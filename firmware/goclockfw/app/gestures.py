@@ -21,6 +21,11 @@
   a reset that would end a game in progress (paused)
                    "confirm" is said: White's button again within CONFIRM_MS ends it;
                    anything else (or nothing) leaves the game as it was
+  running          arbiter key held HOLD_MS   a player calls the arbiter (its first edge
+                                              paused the clock): a beep, logged, shown at
+                                              the hall until answered
+  while a call is on
+                   arbiter key held HOLD_MS   the arbiter answers it (at the board)
   a side marked late
                    its own button             it has arrived (charged as the rules say)
   otherwise        a player's button          that player's move (or the start)
@@ -57,6 +62,8 @@ class Gestures:
         self.arbiter_down = False
         self._since = 0  # tick the arbiter key went down
         self._used = False  # this arbiter press already did something
+        self._held = False  # this arbiter press's hold was taken (a call, its answer)
+        self._paused_it = False  # this arbiter press paused a running clock
         self.menu = -1  # preset index on offer, -1 outside the menu
         self._menu_since = 0
         self._confirm = _NO_RESET  # the reset waiting for its confirmation (None: configured)
@@ -70,10 +77,13 @@ class Gestures:
         self.arbiter_down = True
         self._since = tick
         self._used = False
+        self._held = False
         self._drop_confirm()
         self.picking_late = False
+        self._paused_it = False
         if self.menu < 0 and self.cmds.clock_state() == "running":
             self._used = True
+            self._paused_it = True
             try:
                 self.cmds.pause(tick)
             except Refused as e:
@@ -182,6 +192,23 @@ class Gestures:
                 self.picking_late = True
                 self._late_since = now
                 self.announce("late")
+        if (
+            self.arbiter_down
+            and not self._held
+            and self.menu < 0
+            and ticks_diff(now, self._since) >= HOLD_MS
+        ):
+            self._held = True
+            # A call: the hold of the press that paused a running clock (a player's reach
+            # for the key). Its answer: any hold while the call is on (the arbiter's).
+            try:
+                if self.cmds.arbiter_called():
+                    self._used = True
+                    self.cmds.arbiter_ack("board")
+                elif self._paused_it and self.cmds.clock_state() == "paused":
+                    self.cmds.arbiter_call()
+            except Refused as e:
+                self._refused(e, now)
         if self.menu >= 0 and ticks_diff(now, self._menu_since) >= MENU_TIMEOUT_MS:
             self.menu = -1
             self.announce("cancel")
@@ -194,7 +221,7 @@ class Gestures:
     def next_due(self, now):
         """Ms until `poll` may have something to do, or None."""
         best = None
-        if self.arbiter_down and not self._used:
+        if self.arbiter_down and (not self._used or not self._held):
             best = HOLD_MS - ticks_diff(now, self._since)
         # One by one, not over a tuple: this runs every loop pass and must not allocate.
         if self.menu >= 0:

@@ -31,6 +31,7 @@ class Records:
         self.last_t = 0  # game time of the last record written
         self.marks = 0  # marks written since it
         self.storage_error = None
+        self.hall = None  # the network's publisher (net/hall.py), told every clock event
 
     # ----- game time ---------------------------------------------------------
 
@@ -46,15 +47,22 @@ class Records:
 
     # ----- records -------------------------------------------------------------
 
-    def begin(self, tick, tc_json, game):
+    def begin(self, tick, tc_json, game, info=None, utc=None):
         """The clock starts (or a side is marked late before it does): game time 0 is now,
-        and the log gets its "game" record, then the notices that waited. Once only."""
+        and the log gets its "game" record, then the notices that waited. Once only. The
+        record names the game's details (`info`: the config's game_info, the fields set)
+        and its start's time of day (`utc`, ms since the epoch) when the clock knows them."""
         self.rebase(tick, 0)
         if self.started:
             return
         self.started = True
         j = self.journal
-        j.record("game", 0, None, None, (("game", game), ("time_control", tc_json)))
+        fields = [("game", game), ("time_control", tc_json)]
+        if info:
+            fields.append(("info", info))
+        if utc is not None:
+            fields.append(("utc", utc))
+        j.record("game", 0, None, None, fields)
         pending = self.pending
         self.pending = []
         for notice, message in pending:
@@ -63,13 +71,20 @@ class Records:
     def clock_event(self, clock, kind, side, tick, value, extra=None):
         """A clock listener call: written, then told to a watching host."""
         t = self.t(tick)
+        written = False
         if self.started:
-            if self.journal.record_clock(clock, kind, side, t, tick, value, extra):
+            written = self.journal.record_clock(clock, kind, side, t, tick, value, extra)
+            if written:
                 self.last_t = t
                 self.marks = 0
             else:
                 self.problem(self.journal.error)
         self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
+        h = self.hall
+        if h is not None:  # a networked clock: the event with its record number
+            h.clock_event(
+                clock, kind, side, t, tick, value, extra, self.journal.count() if written else None
+            )
 
     def write(self, kind, tick, value=None, extra=None):
         """A record that is not the clock's (config, end, snapshot)."""

@@ -36,6 +36,7 @@ from goclockfw.app.hostline import HostLine
 from goclockfw.app.outbuf import OutBuffer
 from goclockfw.app.records import Records
 from goclockfw.app.replay import Replay
+from goclockfw.app.timeofday import TimeOfDay
 from goclockfw.app.upkeep import Upkeep
 from goclockfw.app.wake import STATUS_MS
 from goclockfw.core import gameclock
@@ -79,9 +80,16 @@ class Session:
         self.adjust_given = ""  # the fields an arbiter's adjustment sets, for its record
         self._side_of = bytearray(2)  # physical button (LEFT, RIGHT) -> side
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
+        self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
+        self.hall = None  # the network's publisher (net/hall.py), when configured
+        self.calling = None  # game time a player called the arbiter, while nobody answered
+        self.calling_utc = None
+        self.called_by = None  # who answered the last call
         self.clock = None
         self.tc = None
         self._boot(now, resume)
+        self._net = None
+        self.start_network()
 
     # ----- boot ---------------------------------------------------------------------
 
@@ -183,6 +191,36 @@ class Session:
             a.echo = self._echo
             self.board.console({"buttons": cfg["buttons"]})
 
+    def start_network(self):
+        """The hall's publisher (net/hall.py) when the config has a network, started again
+        when the network config changed; none (nothing imported) without one."""
+        net = self.store.config.get("network")
+        if net == self._net:
+            return
+        self._net = net
+        h = self.hall
+        if h is not None:
+            h.close(self.now)
+            self.hall = self.records.hall = None
+        if net is None:
+            return
+        link = self.board.network(net["wifi"])
+        if link is None:
+            self.notice("network", "this board has no network: the config's is not used", self.now)
+            return
+        from goclockfw.net.hall import Hall
+
+        self.hall = self.records.hall = Hall(self, link, net)
+
+    def game_info(self):
+        """The config's game details that are set (a dict, or None when none is)."""
+        info = self.store.config.get("game_info") or {}
+        out = {}
+        for k in info:
+            if info[k] is not None:
+                out[k] = info[k]
+        return out or None
+
     def new_game(self, tc_json, now):
         """Set up the next game (idle): its log's first part is claimed now, while all is quiet."""
         j = self.journal
@@ -224,11 +262,26 @@ class Session:
             self.announcer.cancel_side(side)
         elif kind == "start" or (kind == "late" and not self.records.started):
             # A side marked late before the start is the log's first action.
-            self.records.begin(tick, self.tc.to_json(), self.journal.current)
+            self.records.begin(
+                tick, self.tc.to_json(), self.journal.current, self.game_info(), self.tod.ms(tick)
+            )
         given = self.adjust_given
         extra = (("given", given),) if kind == "adjust" and given else None
         self.records.clock_event(self.clock, kind, side, tick, value, extra)
         self.changed = True
+        if kind == "timeout" or kind == "forfeit" or kind == "ruling":
+            self._result(kind, side, tick)
+
+    def _result(self, kind, side, tick):
+        """The clock's own result: a loss on time or by lateness (W+T, B+F ...), and "?"
+        again after a timeout-as-pass ruling (the game goes on): a `result` record."""
+        if not self.records.started:
+            return
+        if kind == "ruling":
+            result = "?"
+        else:
+            result = ("W+" if side == 0 else "B+") + ("T" if kind == "timeout" else "F")
+        self.records.write("result", tick, None, (("result", result), ("by", "clock")))
 
     def notice(self, notice, message, tick, speak=True):
         if speak:
@@ -252,6 +305,9 @@ class Session:
         self.gestures.poll(now)
         self.announcer.pump(now)
         self._periodic(now)
+        h = self.hall
+        if h is not None:
+            h.step(now)  # last: what this pass changed goes out in it
 
     def _catch_up(self, now):
         # The clock runs up to now, but never past an edge still waiting for

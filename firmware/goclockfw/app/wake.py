@@ -11,6 +11,7 @@ early (a serial byte, a button's edge), never late. The sleep is the shortest of
   BUSY_MS while a clip plays                    the next clip of the same call, a buzzer step
   the LED's next blink (paused, ended)          Session.led
   the next status event (watched, running)      STATUS_MS
+  the hall's next moment (a network configured) net/hall.py: output, reconnect, state
   MAX_WAIT_MS                                   the ceiling
     -- `session_ms` stops here: a session stepped without a board (tests, the power-cut
        workload) sleeps by these; a board's loop adds --
@@ -66,6 +67,11 @@ def session_ms(s, now):
     if s.protocol.watching and state == RUNNING:
         d = STATUS_MS - ticks_diff(now, s.status_at)
         if d < ms:
+            ms = d
+    h = s.hall
+    if h is not None:
+        d = h.wake_ms(now)  # the network: output, a reconnect, a state message (net/hall.py)
+        if d is not None and d < ms:
             ms = d
     return ms if ms > 0 else 0
 

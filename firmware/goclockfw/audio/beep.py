@@ -33,6 +33,8 @@ _DEVICE = {
     "late_marked": ((880, 100), (0, 60), (880, 100)),
     "arrive": ((660, 100), (0, 40), (880, 100), (0, 40), (HIGH, 150)),
     "maintenance": ((330, 600),),
+    # A player calls the arbiter (app/gestures.py): no pack has words for it yet.
+    "arbiter_call": ((HIGH, 120), (LOW, 120), (HIGH, 120), (LOW, 120), (HIGH, 240)),
 }
 _BLIP = ((TICK, 60),)
 _cache = {}

@@ -52,9 +52,13 @@ Optional parts, with their defaults (what a board without the part does):
   set_led(on)           nothing: the LED
   kbd_intr(enable)      nothing: may Ctrl-C on the serial line stop the firmware
   ram_free()            -1: free heap in bytes (after a collection), for `info`
-  network()             None: the board's network link. Nothing uses it yet; the MQTT port
-                        (the hall) will take the link from here, and a board without a
-                        radio keeps this default
+  unique_id()           None: the chip's own unique id (bytes: machine.unique_id() on the
+                        RP2040 and the ESP32), `info`'s `clock_id`; a board without one
+                        gets an id made once and kept in flash (storage/identity.py)
+  network(wifi)         None: the board's network link for the hall (net/socklink.py's
+                        interface), asked only when the config has a network; `wifi` is
+                        the config's {"ssid", "password"} or None. The desktop: the unix
+                        port's sockets; a Pico W or an ESP32: net/wlan.py
   close()               nothing: release what the board holds (boot.py, at the end)
 """
 
@@ -146,7 +150,10 @@ class Board:
     def ram_free(self):
         return -1
 
-    def network(self):
+    def unique_id(self):
+        return None
+
+    def network(self, wifi=None):
         return None
 
     def close(self):

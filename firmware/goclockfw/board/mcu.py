@@ -257,6 +257,13 @@ class McuBoard(Board):
         gc.collect()  # what is really free, not what awaits collection
         return gc.mem_free()
 
+    def unique_id(self):
+        """The chip's own id: the RP2040's flash id, the ESP32's MAC (`info`'s `clock_id`)."""
+        try:
+            return machine.unique_id()
+        except (AttributeError, OSError):
+            return None
+
     # ----- display and sound -----------------------------------------------
 
     def _setup_display(self, spec):
@@ -317,6 +324,20 @@ class McuBoard(Board):
             ibuf=spec.get("ibuf", 4096),
         )
         return I2SPlayer(self._i2s, rate, volume=volume)
+
+    def network(self, wifi=None):
+        """Wi-Fi where the chip has it (a Pico W, an ESP32: MicroPython's `network.WLAN`),
+        else None (a plain Pico: the bridge publishes for it). Asked only when the config
+        has a network, so a clock without one imports nothing of it."""
+        try:
+            import network
+        except ImportError:
+            return None
+        if not hasattr(network, "WLAN"):
+            return None
+        from goclockfw.net.wlan import WlanLink
+
+        return WlanLink(network, wifi)
 
     def close_player(self):
         if self._player is not None:

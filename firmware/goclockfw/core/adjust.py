@@ -26,6 +26,12 @@ class ClockError(ValueError):
     """An arbiter action the clock refuses in its current state."""
 
 
+def _duration(ms):
+    """A block's length in words for a message: "10 min", "90 s" (whole seconds)."""
+    s = ms // 1000
+    return "%d min" % (s // 60) if s % 60 == 0 else "%d s" % s
+
+
 def _check_types(main_ms, periods, period_ms, moves):
     for name, value in (
         ("main", main_ms),
@@ -87,6 +93,13 @@ def set_side_time(clock, side, main_ms, periods, period_ms, moves):
         if kind == BYOYOMI and (side != clock.turn or new_main):
             # A side's next move always starts a fresh period (rules, art. 12.3).
             raise ClockError("period: only the side to move, in byo-yomi, has a period running")
+        if kind == CANADIAN and (new_main if main_ms is not None else not s.in_block):
+            # Its first block is a whole one: a block set now would be a value nobody sees
+            # until main time runs out. Set it once the side is in its block.
+            raise ClockError(
+                "period: this side is in main time; its first block will be %d moves in %s"
+                % (s.moves if moves is None else moves, _duration(s.settings.period_ms))
+            )
     if kind == ING:
         _check_ing(s, main_ms, periods, period_ms)
     if kind == BYOYOMI and new_main == 0 and new_periods == 0:
@@ -113,8 +126,12 @@ def set_side_time(clock, side, main_ms, periods, period_ms, moves):
         if period_ms is not None:
             s.period_used = s.settings.period_ms - period_ms
     elif kind == CANADIAN:
-        if main_ms:
+        if main_ms and s.in_block:
+            # Back in main time: what was left of the block does not wait there unseen;
+            # the first block after main time is a whole one, as the status shows.
             s.in_block = False
+            s.block = s.settings.period_ms
+            s.moves = s.settings.moves
         elif main_ms == 0:
             s.in_block = True
         if moves is not None:

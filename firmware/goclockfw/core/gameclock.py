@@ -125,8 +125,9 @@ class GameClock:
         status["flagged"] = s.flagged
         kind = self.tc.kind
         period_ms = s.settings.period_ms
-        if kind == DELAY and s.settings.main_ms == 0:
-            # A time per move: what is left of this move's (all of it when not its move).
+        if kind == DELAY and s.main == 0 and (s.settings.main_ms == 0 or not s.flagged):
+            # A time per move (no main time: from the start, or set so by the arbiter, the
+            # delay staying): what is left of this move's (all of it when not its move).
             status["period_ms"] = delay_left if side == self.turn else s.settings.delay_ms
         elif kind == UNTIMED:
             # Nothing runs out: the display counts the side's own total up.

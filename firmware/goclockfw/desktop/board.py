@@ -368,6 +368,13 @@ class DesktopBoard(Board):
     def close_player(self):
         pass
 
+    def network(self, wifi=None):
+        """The unix port's sockets (the config's wifi is skipped: the PC has its network);
+        the socket is polled with the keys, so the broker's data ends a wait."""
+        from goclockfw.net.socklink import SockLink
+
+        return SockLink(self._poll)
+
     def close(self):
         self.flash.close()
 

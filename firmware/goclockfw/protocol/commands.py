@@ -78,9 +78,11 @@ from goclockfw.protocol.reqargs import (
     want_side,
 )
 from goclockfw.storage.configstore import validate_config, validate_presets
+from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 
 # 2: presets are numbered from 1 in `reset`; `late` and `arrive`; requests are strict JSON.
-PROTOCOL_VERSION = 2
+# 3: the config's `network` and `game_info`; `assign`, `time.sync`, `result`, `arbiter.ack`.
+PROTOCOL_VERSION = 3
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
 # Keys and values requests carry, besides the command names: read as these very strings.
@@ -103,9 +105,10 @@ def _text(reply):
 class Protocol:
     """Answers request lines for one serial connection."""
 
-    def __init__(self, commands, write=None):
+    def __init__(self, commands, write=None, source="host"):
         self.commands = commands
         self.write = write
+        self.source = source  # who sends the requests: "host" (serial), "hall" (MQTT)
         self.watching = False
         self._events = EventWriter()
         self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
@@ -129,6 +132,10 @@ class Protocol:
             "late": self._late,
             "arrive": self._arrive,
             "maintenance": self._maintenance,
+            "assign": self._assign,
+            "time.sync": self._time_sync,
+            "result": self._result,
+            "arbiter.ack": self._arbiter_ack,
         }
         know(tuple(self._cmds) + _WORDS)
 
@@ -253,7 +260,7 @@ class Protocol:
         merged = dict(self.commands.get_config())
         for k in new:
             merged[k] = new[k]
-        cfg = validate_config(merged)
+        cfg = validate_config(self.commands.with_secrets(merged))
         self.commands.set_config(cfg)
         return {"config": self.commands.get_config()}
 
@@ -341,6 +348,37 @@ class Protocol:
         except ValueError as e:
             return {"accepted": False, "reason": str(e) or "ignored"}
         return {"accepted": True, "charged_ms": charged_ms, "late_ms": late_ms}
+
+    def _assign(self, req):
+        info = {}
+        for k in INFO_KEYS:
+            if k in req:
+                info[k] = req[k]
+        try:
+            info = game_info_field("game_info", info)
+        except ValueError as e:  # "game_info.round: ..." -> "'round': ..."
+            field, _, why = str(e)[len("game_info.") :].partition(":")
+            raise RequestError("'%s':%s" % (field, why)) from None
+        self.commands.assign(info)
+        return {"game_info": info}
+
+    def _time_sync(self, req):
+        utc = req.get("utc")
+        if not is_int(utc):
+            raise RequestError("'utc' must be the time of day in ms since 1970 (an integer)")
+        self.commands.time_sync(utc, self.source)
+        return {"utc": utc}
+
+    def _result(self, req):
+        r = req.get("result")
+        if not isinstance(r, str):
+            raise RequestError("'result' must be a string: B+R, W+T, B+3.5, 0, Void, ? ...")
+        self.commands.result(r, self.source)
+        return {"result": r}
+
+    def _arbiter_ack(self, req):
+        self.commands.arbiter_ack(self.source)
+        return {"calling": False}
 
     def _maintenance(self, req):
         return {"ended": self.commands.maintenance()}

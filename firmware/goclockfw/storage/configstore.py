@@ -1,7 +1,10 @@
 """The device config and the time-control presets, kept in flash.
 
     {"time_control": {...}, "buttons": {"left": "black"}, "volume": 7,
-     "voice": "zh", "battery_low_mv": 3500}
+     "voice": "zh", "battery_low_mv": 3500, "game_info": {...}, "network": null}
+
+`game_info` and `network` are checked in storage/netconfig.py (the network's passwords
+are write-only: netconfig.public is what may be shown).
 
 `validate_config` checks a whole config (time control through
 `timecontrol.parse`) and fills missing fields with defaults; its ConfigError
@@ -15,6 +18,7 @@ announce it.
 import json
 
 from goclockfw.core.timecontrol import SIDE_NAMES, ConfigError, parse
+from goclockfw.storage.netconfig import game_info_field, network_field
 
 FILE = "config.json"
 MAX_PRESETS = 10
@@ -30,6 +34,10 @@ def _raw_defaults():
         "volume": 7,
         "voice": "zh",
         "battery_low_mv": 3500,
+        # The game's details (storage/netconfig.py): written into its first record.
+        "game_info": None,
+        # No network: the clock imports nothing of goclockfw.net (docs/hall.md).
+        "network": None,
     }
 
 
@@ -106,13 +114,15 @@ def _voice(name, v):
 # field -> checker(name, value) returning the normalised value; checked in
 # _ORDER so CPython and MicroPython (whose dicts keep no order) name the same
 # first bad field
-_ORDER = ("time_control", "buttons", "volume", "voice", "battery_low_mv")
+_ORDER = ("time_control", "buttons", "volume", "voice", "battery_low_mv", "game_info", "network")
 _FIELDS = {
     "time_control": _time_control,
     "buttons": _buttons,
     "volume": lambda n, v: _int_field(n, v, 0, 10),
     "voice": _voice,
     "battery_low_mv": lambda n, v: _int_field(n, v, 0, 20000),  # 0: no warning
+    "game_info": game_info_field,
+    "network": network_field,
 }
 
 

@@ -517,6 +517,10 @@ class Journal:
         self._marks = 0
         return True
 
+    def count(self):
+        """Records written to the current game's log (the last one's number, from 1)."""
+        return self._records
+
     def mark(self):
         """One progress mark: MARK_MS more of running clock since the last record."""
         if self.current is None:

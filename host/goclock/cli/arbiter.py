@@ -9,6 +9,7 @@ clock itself refuses to reset while a clock runs.
 from .. import ui
 from ..errors import UsageError
 from ..link import discovery
+from ..link.refusals import in_words
 from ..timecontrol import notation
 
 
@@ -119,10 +120,13 @@ def _side_request(args, cmd, done):
     with discovery.connect(args.port, args.timeout) as clock:
         reply = clock.request(cmd, side=args.side)
     if not reply.get("accepted"):
-        raise UsageError(
-            "the clock refused %s %s: %s" % (cmd, args.side, reply.get("reason") or "no reason")
-        )
+        raise _side_refused(cmd, args.side, reply)
     return _show_state(args, reply, "%s %s" % (args.side, done))
+
+
+def _side_refused(cmd, side, reply):
+    """A late or an arrive the clock did not accept, said in the user's words: bad input."""
+    return UsageError(in_words(cmd, reply.get("reason") or "no reason given", side=side))
 
 
 def do_late(args):
@@ -130,4 +134,29 @@ def do_late(args):
 
 
 def do_arrive(args):
-    return _side_request(args, "arrive", "arrived: charged for the lateness (goclock status)")
+    """The late side arrives; says what was charged (the reply's charged_ms and late_ms)."""
+    with discovery.connect(args.port, args.timeout) as clock:
+        reply = clock.request("arrive", side=args.side)
+        if not reply.get("accepted"):
+            raise _side_refused("arrive", args.side, reply)
+        left = clock.request("status").get(args.side)
+    return _show_state(args, reply, arrival_text(args.side, reply, left))
+
+
+def arrival_text(side, reply, left):
+    """What an arrival cost, in words: the rules charge twice the lateness in all; what the
+    side's clock ran while it was away counts toward that, the rest comes off main time."""
+    late, charged = reply.get("late_ms"), reply.get("charged_ms")
+    if not isinstance(late, int) or not isinstance(charged, int):
+        return "%s arrived: charged for the lateness (goclock status)" % side
+    text = "%s arrived %s late: twice that, %s, is charged in all; %s came off main time now" % (
+        side,
+        ui.time_used(late),
+        ui.time_used(2 * late),
+        ui.time_used(charged),
+    )
+    if isinstance(left, dict):
+        if left.get("main_ms") == 0 and charged > 0:
+            text += ", all the main time there was"
+        text += " (now %s)" % ui.side_text(left).strip()
+    return text

@@ -64,6 +64,11 @@ SIDE = arg("side", choices=SIDES)
 PACK = arg("dir", help="a pack folder, or the name of a shipped pack (zh, ja, en)")
 PACK_PROFILE = arg("--profile", choices=PROFILES, help="call profile (default: the manifest's)")
 LOG = arg("game", help="a pulled log file, or a game number on the clock")
+FORCE_LOG = arg(
+    "--force",
+    action="store_true",
+    help="go on with a log that does not verify (its bad records left out, marked so)",
+)
 
 NOTATION_HELP = (
     "time control, like: cn 2h/5 | byo 1h+5x30s | sd 30m | can 1h+15/10m [carry] | "
@@ -160,8 +165,12 @@ COMMANDS = (
             Command(
                 "push",
                 "config:do_presets_push",
-                "store presets on the clock (default: yours, or the built-ins)",
-                (arg("names", nargs="*", help="presets to push, in order (at most 10)"),),
+                "store presets on the clock (default: yours, or the built-ins), replacing "
+                "its own after saying which",
+                (
+                    arg("names", nargs="*", help="presets to push, in order (at most 10)"),
+                    arg("--yes", action="store_true", help="replace without asking (scripts)"),
+                ),
             ),
         ),
     ),
@@ -246,52 +255,69 @@ COMMANDS = (
             Command(
                 "verify",
                 "logs:do_verify",
-                "check a pulled log's checksum chain",
-                (arg("game", help="a pulled log file"),),
+                "check pulled logs: the checksum chain, the moves, the times",
+                (arg("files", nargs="+", metavar="FILE", help="pulled log files"),),
                 device=False,
             ),
             Command(
                 "export",
                 "logs:do_export",
-                "a game log as JSON or CSV",
+                "a game log as JSON or CSV: every record, the arbiter's actions, the totals",
                 (
                     LOG,
                     arg("--format", choices=("json", "csv"), default="json"),
                     arg("-o", "--output", help="file (default: standard output)"),
+                    FORCE_LOG,
                 ),
             ),
             Command(
                 "sgf",
                 "logs:do_sgf",
-                "write the times into an SGF game record (BL/WL, OB/OW, TM/OT)",
+                "the times as SGF (BL/WL, OB/OW, TM/OT, the arbiter's actions as comments), "
+                "merged into a game record or on their own",
                 (
                     LOG,
                     arg(
                         "--merge",
-                        required=True,
                         metavar="SGF",
-                        help="the game record to add times to",
+                        help="the game record to add times to (default: an SGF of the times alone)",
                     ),
-                    arg("-o", "--output", required=True, help="the timed SGF to write"),
+                    arg(
+                        "-o",
+                        "--output",
+                        default="-",
+                        help="the timed SGF to write (default or -: standard output)",
+                    ),
+                    FORCE_LOG,
                 ),
                 json=False,
             ),
             Command(
                 "report",
                 "logs:do_report",
-                "time used per move, in the terminal or as a chart",
-                (LOG, arg("--plot", metavar="PNG", help="also draw a chart into this image file")),
+                "time per move, the arbiter's actions and what explains the time left",
+                (
+                    LOG,
+                    arg("--plot", metavar="PNG", help="also draw a chart into this image file"),
+                    FORCE_LOG,
+                ),
             ),
             Command(
                 "clear",
                 "logs:do_clear",
-                "delete finished games from the clock",
+                "delete finished games from the clock (only those pulled, and after asking)",
                 (
                     arg(
                         "game",
                         nargs="?",
                         type=int,
                         help="one game (default: every finished game)",
+                    ),
+                    arg("--yes", action="store_true", help="delete without asking (scripts)"),
+                    arg(
+                        "--force",
+                        action="store_true",
+                        help="delete games never pulled to this computer too",
                     ),
                 ),
                 json=False,
@@ -397,6 +423,69 @@ COMMANDS = (
                 json=False,
             ),
         ),
+    ),
+    Command(
+        "bridge",
+        "bridge:do_bridge",
+        "share the clock's line: commands at once, web pages (--web), the hall (--hall)",
+        (
+            arg("--web", action="store_true", help="serve a WebSocket for web pages"),
+            arg("--web-host", default="127.0.0.1", help="its address (default: loopback)"),
+            arg(
+                "--web-port",
+                type=ranged(0, 65535),
+                default=0,
+                help="its port (default: a free one)",
+            ),
+            arg(
+                "--origin",
+                action="append",
+                metavar="URL",
+                help="a web page origin allowed to connect, e.g. http://127.0.0.1:8000 "
+                "(repeatable)",
+            ),
+            arg(
+                "--web-password-file",
+                metavar="FILE",
+                help="the password a page needs beyond loopback (or $GOCLOCK_BRIDGE_PASSWORD)",
+            ),
+            arg("--hall", help="publish this clock to a hall over MQTT (the hall's name)"),
+            arg("--clock", help="the clock's name in the hall, e.g. table-12"),
+            arg("--broker", default="127.0.0.1:1883", help="the MQTT broker HOST[:PORT]"),
+            arg("--mqtt-user", help="the clock's broker account"),
+            arg(
+                "--mqtt-password-file",
+                metavar="FILE",
+                help="its password (or $GOCLOCK_MQTT_PASSWORD)",
+            ),
+            arg(
+                "--state-dir",
+                metavar="DIR",
+                help="where the log cursor is kept (default: ~/.config/goclock/bridge)",
+            ),
+            arg("-v", "--verbose", action="store_true", help="log every line"),
+        ),
+        json=False,
+    ),
+    Command(
+        "web",
+        "web:do_web",
+        "the web app at http://127.0.0.1:PORT/, the clock (goclock --port PATH web) bridged "
+        "to its pages",
+        (
+            arg(
+                "--port",
+                dest="web_port",
+                type=ranged(0, 65535),
+                default=8000,
+                help="the web server's port (default 8000; 0: a free one)",
+            ),
+            arg("--sim", action="store_true", help="bridge a simulated clock (unix port)"),
+            arg("--flash", metavar="DIR", help="the simulated clock's flash folder"),
+            arg("--dist", metavar="DIR", help="the built app (default: web/dist)"),
+        ),
+        json=False,
+        device=False,
     ),
     Command(
         "simulate",

@@ -6,7 +6,7 @@ import sys
 from rich.table import Table
 
 from .. import ui
-from ..errors import GoclockError, NotationError
+from ..errors import GoclockError, NotationError, UsageError
 from ..link import discovery
 from ..timecontrol import notation, ogs, presets, sgfroot
 
@@ -192,9 +192,19 @@ def do_presets_remove(args):
     return 0
 
 
-def do_presets_push(args):
+def do_presets_push(args, ask=None):
+    """Store presets on the clock, saying what they replace; asks first (--yes in scripts)."""
     items = presets.for_clock(args.names)
     with discovery.connect(args.port, args.timeout) as clock:
+        old = clock.request("presets.get")["presets"]
+        if _preset_list(old) == _preset_list(items):
+            print(
+                "the clock has %s already: nothing to replace"
+                % ("this preset" if len(items) == 1 else "these %d presets" % len(items))
+            )
+            return 0
+        if not args.yes:
+            _confirm_presets(old, items, ask or ui.confirm)
         stored = clock.request("presets.set", presets=items)["presets"]
     if args.json:
         ui.print_json(stored)
@@ -203,3 +213,28 @@ def do_presets_push(args):
         print("%d  %s  %s" % (i, p.get("name"), _tc_text(p.get("time_control", {}))))
     print("%s on the clock" % ui.plural(len(stored), "preset"))
     return 0
+
+
+def _preset_list(items):
+    return [(p.get("name"), _tc_text(p.get("time_control", {}))) for p in items]
+
+
+def _confirm_presets(old, new, ask):
+    """Show the presets the clock has and what replaces them; UsageError unless confirmed."""
+
+    def listing(items):
+        return "; ".join("%d %s (%s)" % (i, n, tc) for i, (n, tc) in enumerate(items, 1))
+
+    print("the clock's %s: %s" % (ui.plural(len(old), "preset"), listing(_preset_list(old))))
+    print("to be replaced by %s: %s" % (len(new), listing(_preset_list(new))))
+    what = "the clock's %s with %s" % (
+        ui.plural(len(old), "preset"),
+        "this one" if len(new) == 1 else "these %d" % len(new),
+    )
+    answer = ask("Replace %s?" % what)
+    if answer is None:
+        raise UsageError(
+            "pushing would replace %s: run goclock presets push --yes from a script" % what
+        )
+    if not answer:
+        raise UsageError("nothing pushed: the clock keeps its presets")

@@ -18,6 +18,14 @@ def guard(port, force=False):
     Forced, the clock is asked to end the game (`maintenance`: logged, never resumed), which
     turns its keyboard interrupt back on: without that no REPL can be had during a game,
     not even after a power cycle (the game would resume with it off again)."""
+    from ..bridge import runtime
+
+    bridge = runtime.lookup(port)
+    if bridge is not None:
+        raise GoclockError(
+            "a goclock bridge (pid %s) owns %s: stop it first (Ctrl-C in its window); a deploy "
+            "needs the port itself" % (bridge.get("pid"), port)
+        )
     transport = SerialTransport(port)
     try:
         transport.discard_input()

@@ -19,7 +19,7 @@ import random
 
 from ..errors import DeviceError, DeviceTimeout, ProtocolError, UsageError
 
-PROTOCOL = 2  # firmware/goclockfw/protocol/commands.py PROTOCOL_VERSION
+PROTOCOL = 3  # firmware/goclockfw/protocol/commands.py PROTOCOL_VERSION
 MAX_REQUEST = 1024
 DEFAULT_TIMEOUT = 3.0
 

@@ -2,6 +2,11 @@
 
 A port counts as a goclock when it answers an `info` request with the protocol version; ports
 that are busy or silent are reported as such by `goclock ports`, never opened twice.
+
+A port that a running `goclock bridge` owns is reached through the bridge
+(`open_transport`), by every command, with nothing to say: the bridge registers the port
+in its runtime folder (goclock/bridge/runtime.py). `GOCLOCK_NO_BRIDGE=1` opens the port
+itself (and finds it busy while a bridge has it).
 """
 
 import contextlib
@@ -16,10 +21,22 @@ from .transport import SerialTransport
 PROBE_TIMEOUT = 0.6
 
 
+def open_transport(port):
+    """The line to `port`: through the bridge that owns it, if one runs; else the port."""
+    try:
+        from ..bridge import client, runtime  # the commands' side: a socket, no more
+    except ImportError:  # no fcntl (Windows): no bridge to find
+        return SerialTransport(port)
+    info = runtime.lookup(port)
+    if info is not None:
+        return client.BridgeTransport(info)
+    return SerialTransport(port)
+
+
 def probe(port, timeout=PROBE_TIMEOUT):
     """Ask `port` for `info`. Return (info or None, a note saying why not)."""
     try:
-        transport = SerialTransport(port)
+        transport = open_transport(port)
     except GoclockError as exc:
         return None, str(exc)
     try:
@@ -66,7 +83,7 @@ def choose_port(port=None):
 @contextlib.contextmanager
 def connect(port=None, timeout=None):
     """Open the clock's port, check its firmware speaks our protocol, yield a `Client`."""
-    transport = SerialTransport(choose_port(port))
+    transport = open_transport(choose_port(port))
     try:
         client = Client(transport) if timeout is None else Client(transport, timeout)
         transport.discard_input()

@@ -35,8 +35,20 @@ def _time_set(reason):
     return seconds_in_words(reason)
 
 
-def in_words(cmd, reason):
-    """The refusal `reason` of request `cmd`, in the user's words (one line)."""
+def _side_action(cmd, side, reason):
+    """`goclock late SIDE` and `goclock arrive SIDE`: the side named, as the user typed it."""
+    who = side or "the side"
+    if cmd == "arrive" and reason == "this side was not marked late":
+        return "%s was not marked late: there is no lateness to charge" % who
+    reason = seconds_in_words(reason.replace("this side", who))
+    if cmd == "late":
+        return "%s cannot be marked late: %s" % (who, reason)
+    return "%s's arrival cannot be charged: %s" % (who, reason)
+
+
+def in_words(cmd, reason, side=None):
+    """The refusal `reason` of request `cmd`, in the user's words (one line); `side` the
+    side the command named (late, arrive)."""
     reason = str(reason)
     if reason == "a clock is running: pause it first":
         return "the clock is running: pause it first"
@@ -50,4 +62,6 @@ def in_words(cmd, reason):
         return "the clock failed: %s" % reason
     if cmd == "time.set":
         return _time_set(reason)
+    if cmd in ("late", "arrive"):
+        return _side_action(cmd, side, reason)
     return seconds_in_words(reason)

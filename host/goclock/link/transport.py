@@ -89,13 +89,53 @@ def close_port(port):
         port.close()
 
 
-class SerialTransport:
-    """A line-oriented serial connection. `url` is a device path or a pyserial URL."""
+class LineTransport:
+    """Lines in and out with deadlines; a subclass moves the bytes (`write_line`, `_fill`,
+    `_close`) and says what its far end is in errors (`url`)."""
 
-    def __init__(self, url, baudrate=115200, clock=time.monotonic, opener=serial.serial_for_url):
+    too_long = "%s sent a line longer than %d bytes: not a goclock"
+
+    def __init__(self, url, clock):
         self.url = url
         self.clock = clock
         self._buf = bytearray()
+
+    def close(self):
+        self._close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def read_line(self, timeout):
+        """Return the next line (without its newline) as text; wait at most `timeout` seconds."""
+        deadline = self.clock() + timeout
+        while True:
+            end = self._buf.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buf[:end])
+                del self._buf[: end + 1]
+                return self._arrived(line.rstrip(b"\r").decode("utf-8", "replace"))
+            if len(self._buf) > MAX_LINE:
+                self._buf.clear()
+                raise ProtocolError(self.too_long % (self.url, MAX_LINE))
+            left = deadline - self.clock()
+            if left <= 0:
+                raise DeviceTimeout("no answer from %s within %.1f s" % (self.url, timeout))
+            self._fill(left)
+
+    def _arrived(self, text):
+        """A whole line read: what read_line returns (a subclass may check it first)."""
+        return text
+
+
+class SerialTransport(LineTransport):
+    """A line-oriented serial connection. `url` is a device path or a pyserial URL."""
+
+    def __init__(self, url, baudrate=115200, clock=time.monotonic, opener=serial.serial_for_url):
+        super().__init__(url, clock)
         try:
             self.serial = open_port(url, baudrate, opener)
         except (serial.SerialException, OSError, ValueError) as exc:
@@ -115,21 +155,15 @@ class SerialTransport:
                 ) from None
             raise TransportError("cannot open %s: %s" % (url, _reason(exc))) from None
 
-    def close(self):
+    def _close(self):
         try:
             close_port(self.serial)
         except _LINE_ERRORS:
             pass
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     def write_line(self, text):
-        """Send one line (the newline is added)."""
-        data = text.encode("utf-8") + b"\n"
+        """Send one line (the newline is added): text, or bytes sent as they are."""
+        data = (text if isinstance(text, bytes) else text.encode("utf-8")) + b"\n"
         try:
             self.serial.write(data)
             self.serial.flush()
@@ -138,25 +172,7 @@ class SerialTransport:
                 "lost the connection to %s: %s" % (self.url, _reason(exc))
             ) from None
 
-    def read_line(self, timeout):
-        """Return the next line (without its newline) as text; wait at most `timeout` seconds."""
-        deadline = self.clock() + timeout
-        while True:
-            end = self._buf.find(b"\n")
-            if end >= 0:
-                line = bytes(self._buf[:end])
-                del self._buf[: end + 1]
-                return line.rstrip(b"\r").decode("utf-8", "replace")
-            if len(self._buf) > MAX_LINE:
-                self._buf.clear()
-                raise ProtocolError(
-                    "%s sent a line longer than %d bytes: not a goclock" % (self.url, MAX_LINE)
-                )
-            if self.clock() >= deadline:
-                raise DeviceTimeout("no answer from %s within %.1f s" % (self.url, timeout))
-            self._fill()
-
-    def _fill(self):
+    def _fill(self, left):
         try:
             waiting = self.serial.in_waiting
             chunk = self.serial.read(waiting or 1)

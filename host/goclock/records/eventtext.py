@@ -28,7 +28,7 @@ def _start(ev):
 
 
 def _press(ev):
-    took = ui.clock_text(ev.get("used_ms"))
+    took = ui.time_used(ev.get("used_ms"))
     move = "move %s, " % ev["move"] if "move" in ev else ""
     return "%s moved (%stook %s%s)" % (_who(ev), move, took, _left(ev))
 
@@ -54,10 +54,12 @@ def _block(ev):
 
 
 def _arrive(ev):
-    return "%s arrived %s late, charged %s" % (
+    # charged_ms is what came off main time now: twice the lateness in all, less what the
+    # side's clock ran while it was away (README, "Late arrival").
+    return "%s arrived %s late: %s more charged (twice the lateness in all)" % (
         _who(ev),
-        ui.clock_text(ev.get("late_ms")),
-        ui.clock_text(ev.get("charged_ms")),
+        ui.time_used(ev.get("late_ms")),
+        ui.time_used(ev.get("charged_ms")),
     )
 
 
@@ -133,5 +135,5 @@ def describe(ev):
         return ui.status_line(ev)
     text = SENTENCES.get(kind, _unknown)(ev)
     if "t" in ev:
-        return "%s  %s" % (ui.clock_text(ev.get("t")), text)
+        return "%s  %s" % (ui.time_used(ev.get("t")), text)
     return text

@@ -1,11 +1,19 @@
 """A game log read on the host: verified with the firmware's own checker, then made sense of.
 
-The log format is the firmware's (firmware/goclockfw/storage/logline.py, docs/storage.md): one JSON record per
-line, each with a checksum chained to the one before. `GameRecord` runs the firmware's
-`verify_bytes`, says in words whether the log is intact, altered or cut short, and lists the
-moves: who pressed, when, how long the move took and what was left after it.
+The log format is the firmware's (firmware/goclockfw/storage/logline.py, docs/storage.md): one
+JSON record per line, each with a checksum chained to the one before, and lines of dots
+(progress marks) between them. `GameRecord` runs the firmware's `verify_bytes`, says in
+words whether the log is intact, altered or cut short (or not a goclock log at all), and
+lists the moves: who pressed, when, how long the move took and what was left after it.
+
+Every message counts one way: records are numbered from 1 in the order of the file,
+every record line counted (one that fails the chain too, progress marks not), and the
+file's line is named beside: "record 7 (line 10)". Moves keep the clock's own numbers
+(each press carries its move's number), so a record left out never renumbers the moves
+after it.
 """
 
+import json
 import os
 
 from goclockfw.storage import logline
@@ -16,6 +24,49 @@ from ..errors import GoclockError
 # Side-status fields of a press record (what the side had left at its press).
 LEFT_FIELDS = ("main_ms", "periods", "period_ms", "moves", "points", "spent_ms", "flagged")
 
+# What the firmware's checker says of a line that fails, in words an arbiter can act on.
+_CHAIN_WORDS = {
+    "checksum mismatch": (
+        "checksum mismatch: it was changed, or a record before it was removed or inserted"
+    ),
+    "no checksum": "no checksum: the clock did not write this line",
+    "checksum right but not JSON": "checksum right but not a record",
+    "not a JSON object": "checksum right but not a record",
+}
+
+
+def place(number, line):
+    """How every message names a record: its number, and the file's line beside."""
+    return "record %d (line %d)" % (number, line)
+
+
+def _unchecked(raw):
+    """The record a line holds, read without its checksum (None when it holds none): for
+    the sequence checks, which look at what the file says even where the chain broke."""
+    text = raw[:-16] + b"}" if logline.claimed(raw) is not None else raw
+    try:
+        rec = json.loads(text.decode("utf-8"))
+    except (ValueError, UnicodeError):
+        return None
+    return rec if isinstance(rec, dict) and isinstance(rec.get("event"), str) else None
+
+
+class Entry:
+    """One record line of the file: its number, its line, what it says, whether it checks."""
+
+    __slots__ = ("number", "line", "rec", "ok", "error")
+
+    def __init__(self, number, line, rec, ok, error):
+        self.number = number
+        self.line = line
+        self.rec = rec  # the record (checked or not), or None when the line is no record
+        self.ok = ok
+        self.error = error
+
+    @property
+    def place(self):
+        return place(self.number, self.line)
+
 
 class GameRecord:
     def __init__(self, data, name="game log"):
@@ -23,12 +74,37 @@ class GameRecord:
         self.size = len(data)
         result = logline.verify_bytes(data)
         self.ok = result["ok"]
-        self.errors = result["errors"]
         self.torn = result["torn"]
         self.records = result["records"]
         # Parts of the log's beginning the clock gave up for want of flash (its "cut"
         # record vouches for what is left), or None.
         self.cut = result["cut"]
+        bad = dict(result["errors"])  # file line -> what the chain says
+        self.entries = []
+        claims = False  # does any line that is no good record still look like one?
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # what the final newline leaves
+        good = iter(self.records)
+        for i, raw in enumerate(lines):
+            raw = raw.rstrip(b"\r")
+            if raw and not raw.strip(b"."):
+                continue  # a line of progress marks: no record (as the firmware's verify)
+            if i + 1 in bad:
+                rec = _unchecked(raw)
+                claims = claims or (rec is not None and logline.claimed(raw) is not None)
+                entry = Entry(len(self.entries) + 1, i + 1, rec, False, bad[i + 1])
+            else:
+                entry = Entry(len(self.entries) + 1, i + 1, next(good), True, None)
+            self.entries.append(entry)
+        self.good = [e for e in self.entries if e.ok]  # parallel to self.records
+        # (place, words) of each line the chain refuses.
+        self.errors = [
+            (e.place, _CHAIN_WORDS.get(e.error, e.error)) for e in self.entries if not e.ok
+        ]
+        # Not a goclock log: nothing in it is a record the clock wrote (a README, a CSV).
+        self.foreign = not self.good and not claims
+        self.ok = self.ok and not self.foreign
         head = next((r for r in self.records if r.get("event") == "game"), None)
         if head is None and self.cut:
             # The head record went with the beginning: the cut names the game, the first
@@ -42,6 +118,7 @@ class GameRecord:
         self.time_control = head.get("time_control")
         self.ended = any(r.get("event") == "end" for r in self.records)
         self.moves = self._moves()
+        self._replayed = None
 
     @classmethod
     def from_file(cls, path):
@@ -51,19 +128,24 @@ class GameRecord:
         except OSError as exc:
             raise GoclockError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
 
+    def place_of(self, index):
+        """The place ("record 7 (line 10)") of self.records[index]."""
+        return self.good[index].place
+
     def _moves(self):
         """Presses (and timeouts turned into passes) in order, each a dict.
 
         A timeout ruled a pass (rules, art. 22) is a move: a pass that took the time the
         flagged side's clock ran until the flag (the move's start to the timeout, pauses
         excluded), after which the side has its last period again, whole (the ruling gives
-        it back; its next move starts a fresh one)."""
+        it back; its next move starts a fresh one). The clock numbers its presses; a pass
+        by ruling is a move the game record has too, so from it on the number is the
+        clock's plus the passes before (the SGF's numbering)."""
         moves = []
-        # A log whose beginning the clock gave up starts at the move its first press names.
-        first = 0
-        if self.cut:
-            numbers = (r.get("move") for r in self.records if r.get("event") == "press")
-            first = next((m - 1 for m in numbers if isinstance(m, int) and m > 0), 0)
+        numbered = any(
+            isinstance(r.get("move"), int) for r in self.records if r.get("event") == "press"
+        )
+        passes = 0
         start = None  # game time the move in progress began
         paused = 0  # ms paused since then
         paused_at = None
@@ -92,6 +174,11 @@ class GameRecord:
                 nested = rec.get("left")
                 source = nested if isinstance(nested, dict) else rec
                 move["left"] = {k: source[k] for k in LEFT_FIELDS if k in source}
+                number = rec.get("move")
+                if numbered and isinstance(number, int) and not isinstance(number, bool):
+                    move["n"] = number + passes
+                else:
+                    move["n"] = (moves[-1]["n"] if moves else 0) + 1
             elif (
                 kind == "ruling"
                 and rec.get("ruling") == "timeout_pass"
@@ -102,13 +189,21 @@ class GameRecord:
                     used = flag_t - start - paused
                 move = {"side": rec["side"], "t": t, "used_ms": used, "pass": True}
                 move["left"] = self._left_after_pass(rec["side"])
+                passes += 1
+                move["n"] = (moves[-1]["n"] if moves else self._first_number() - 1) + 1
             else:
                 continue
             start, paused, paused_at, flag_t = t, 0, None, None
-            move["n"] = first + len(moves) + 1
-            move["record"] = i + 1  # its place among the records, from 1
+            move["record"] = self.good[i].number  # the record's number (see `place`)
             moves.append(move)
         return moves
+
+    def _first_number(self):
+        """The number of the first move in this log: 1, or later when its beginning is gone."""
+        for rec in self.records:
+            if rec.get("event") == "press" and isinstance(rec.get("move"), int):
+                return rec["move"]
+        return 1
 
     def _left_after_pass(self, side):
         """What a side flagged in its last byo-yomi period has once the timeout is ruled a
@@ -121,17 +216,33 @@ class GameRecord:
         return left
 
     @property
+    def replayed(self):
+        """The log replayed through the firmware's core (replayed.py), made once."""
+        if self._replayed is None:
+            from .replayed import Replayed
+
+            self._replayed = Replayed(self)
+        return self._replayed
+
+    @property
+    def outcome(self):
+        """How the game stands at the log's end, in words (replayed.py)."""
+        return self.replayed.outcome
+
+    @property
     def verdict(self):
         """One line saying whether the log can be trusted."""
         n = len(self.records)
+        if self.foreign:
+            return "not a goclock log (no line of it is a record the clock wrote)"
         if self.errors and not self.torn:
-            first = "; ".join("line %d: %s" % e for e in self.errors[:3])
+            first = "; ".join("%s: %s" % e for e in self.errors[:3])
             more = " (and %d more)" % (len(self.errors) - 3) if len(self.errors) > 3 else ""
             return "ALTERED: the checksum chain is broken at %s%s" % (first, more)
         if self.torn:
             return (
-                "CUT SHORT: the last record is incomplete (power lost or the line dropped while "
-                "it was written); %d good records" % n
+                "CUT SHORT: the last record, %s, is incomplete (power lost or the line dropped "
+                "while it was written); %d good records" % (self.entries[-1].place, n)
             )
         whole = "intact, %d records" % n
         if self.cut:
@@ -146,7 +257,7 @@ class GameRecord:
                 )
             )
         if not self.ended:
-            return whole + ", no end record yet (the game is still on, or was cut off)"
+            return "%s; %s" % (whole, self.outcome)
         return whole
 
     @property

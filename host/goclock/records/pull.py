@@ -8,7 +8,10 @@ same way.
 """
 
 import binascii
+import json
 import os
+
+from goclockfw.storage import logline
 
 from ..errors import DeviceTimeout, Interrupted, ProtocolError, TransportError
 
@@ -112,3 +115,50 @@ def read_all(client, game):
         offset += len(data)
         if eof:
             return b"".join(chunks)
+
+
+TAIL_MAX = 16 * CHUNK  # how far back `tail` looks for the last move
+
+
+def tail(client, game, size):
+    """The end of a game's log on the clock, read backwards a chunk at a time until it
+    holds the last press (or the whole log, or TAIL_MAX bytes): enough to say how many
+    moves the game had and how it ended, without pulling all of it. (data, from_offset)."""
+    offset = size
+    chunks = []
+    while offset > 0 and size - offset < TAIL_MAX:
+        start = max(0, offset - CHUNK)
+        data, _, _ = fetch(client, game, start)
+        chunks.insert(0, data[: offset - start])
+        offset = start
+        if b'"event":"press"' in b"".join(chunks).split(b"\n", 1)[-1]:
+            break
+    return b"".join(chunks), offset
+
+
+def tail_summary(data, offset):
+    """(moves, how it ended in words) from a log's tail read from `offset` (its records
+    read, not verified: for a person to recognise the game, not as proof)."""
+    moves = None
+    outcome = None
+    lines = data.split(b"\n")
+    for line in lines if offset == 0 else lines[1:]:  # the first may be cut
+        if not line.strip(b".") or logline.claimed(line) is None:
+            continue
+        try:
+            rec = json.loads(line[:-16] + b"}")
+        except (ValueError, UnicodeError):
+            continue
+        kind = rec.get("event")
+        side = str(rec.get("side", "?")).capitalize()
+        if kind == "press" and isinstance(rec.get("move"), int):
+            moves = rec["move"]
+        elif kind == "timeout":
+            outcome = "%s lost on time" % side
+        elif kind == "forfeit":
+            outcome = "%s forfeited (late)" % side
+        elif kind == "ruling":
+            outcome = None  # the timeout was ruled a pass: the game went on
+        elif kind == "end" and outcome is None:
+            outcome = "ended: %s" % rec.get("reason", "?")
+    return moves, outcome

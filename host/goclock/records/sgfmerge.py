@@ -1,9 +1,14 @@
-"""Write a game's time record into its SGF: BL/WL (and OB/OW) per move, TM/OT in the root.
+"""Write a game's time record into its SGF: BL/WL (and OB/OW) per move, TM/OT in the root,
+the arbiter's actions and decisions as comments; or an SGF of the times alone.
 
 Moves are matched in order: the n-th move node of the SGF's main line gets the n-th move of
-the clock log (a timeout the arbiter ruled a pass is a move: the SGF has a pass there). A
-colour that differs stops the merge (the record and the log are not the same game); a
-different number of moves is reported, and only the moves both have get times.
+the clock log (a timeout the arbiter ruled a pass is a move: the SGF should have a pass
+there). A colour that differs stops the merge (the record and the log are not the same
+game); a different number of moves is reported, and only the moves both have get times.
+A ruled pass is never put onto a stone: where the SGF has a stone of the flagged side,
+that move gets no times and a warning says so; where the SGF has no pass at all (the next
+node is the opponent's), the pass is left out of the SGF and the moves after it are
+matched one on, with a warning.
 
 What is written on each move node, for the side that moved: what that side had left as the
 move left it, as the firmware logs it with the press (firmware/goclockfw/events.py):
@@ -15,10 +20,18 @@ move left it, as the firmware logs it with the press (firmware/goclockfw/events.
   block the moves left.
 An untimed game has no time left to write: its root loses TM/OT and its moves get nothing
 (SGF has no property for the time a move took: `goclock logs export` has it).
+
+Every arbiter action and decision of the log (records/kinds.py) goes into a comment (C) on
+the move it followed (the root, before the first move), added to any comment there; the
+root also gets the result when the clock decided it (RE: W+T, B+F; an RE already in the
+SGF that says otherwise is kept, with a warning) and each side's main-time account.
 """
 
-from sgfmill import sgf
+import sys
 
+from sgfmill import common, sgf
+
+from .. import SIDES, ui
 from ..errors import DeviceIOError, GoclockError
 from ..timecontrol import sgfroot
 
@@ -73,11 +86,83 @@ def _set_root(root, tc):
         root.unset("OT")
 
 
+def _add_comment(node, lines):
+    if not lines:
+        return
+    text = "\n".join(lines)
+    if node.has_property("C"):
+        text = node.get("C").rstrip("\n") + "\n\n" + text
+    node.set("C", text)
+
+
+def _write_times(node, tc, move):
+    props = move_time_left(tc, move)
+    if props is None:
+        return False
+    left, count = props
+    letter = "B" if move["side"] == "black" else "W"
+    node.set_raw(letter + "L", left.encode())
+    if count is not None:
+        node.set_raw("O" + letter, str(int(count)).encode())
+    return True
+
+
+def _result_code(result):
+    if not result or not result["final"]:
+        return None
+    return "%s+%s" % (result["winner"][0].upper(), "F" if result["by"] == "forfeit" else "T")
+
+
+def _root_notes(root, record, warnings):
+    """The result (RE) and the root's comment: the log, the outcome, each side's account."""
+    from . import report
+
+    rep = record.replayed
+    code = _result_code(rep.result())
+    if code:
+        if not root.has_property("RE"):
+            root.set("RE", code)
+        elif root.get("RE") != code:
+            warnings.append(
+                "the SGF's result RE[%s] is kept; the clock says %s (%s)"
+                % (root.get("RE"), code, record.outcome)
+            )
+    lines = ["goclock: %s: %s" % (report.title(record), record.outcome)]
+    acc = report.account(record)
+    if acc:
+        first = "at the first record kept" if record.cut else "main time"
+        for side in SIDES:
+            text = report.account_sentence(acc[side])
+            if record.cut:
+                text = text.replace(" start ", " %s " % first, 1)
+            lines.append("%s's main time: %s" % (side.capitalize(), text))
+    _add_comment(root, lines)
+
+
+def _comment_actions(record, root, node_of_move):
+    """Each action's words on the node of the move it came after (the root before any)."""
+    moves = record.moves
+    notes = {}
+    k = 0  # moves[:k] came before the step
+    for step in record.replayed.actions():
+        while k < len(moves) and moves[k]["record"] <= step.number:  # a ruling is its pass
+            k += 1
+        node = root
+        for j in range(k - 1, -1, -1):  # the last move before it that is in the SGF
+            if j in node_of_move:
+                node = node_of_move[j]
+                break
+        line = "goclock %s: %s" % (ui.time_used(step.rec.get("t")), step.words())
+        notes.setdefault(id(node), (node, []))[1].append(line)
+    for node, lines in notes.values():
+        _add_comment(node, lines)
+
+
 def merge(game, record):
     """Put the times of `record` (a GameRecord) into `game` (an sgfmill game).
 
     Returns a dict: sgf_moves, log_moves, timed (moves given times), mismatch (text to warn
-    about, or None).
+    about, or None), warnings (a list of texts to warn about).
     """
     record.require_times()
     tc = record.time_control or {}
@@ -86,58 +171,122 @@ def merge(game, record):
         _set_root(root, tc)
     nodes = [n for n in game.get_main_sequence() if n.get_move()[0] is not None]
     moves = record.moves
+    warnings = []
     # A log whose beginning the clock gave up (a full flash) starts at a later move: its
     # times go on the SGF's moves from there.
     skip = moves[0]["n"] - 1 if moves else 0
     nodes = nodes[skip:]
     timed = 0
-    for i, (node, move) in enumerate(zip(nodes, moves), skip):
-        colour = _COLOUR[node.get_move()[0]]
-        if colour != move["side"]:
+    node_of_move = {}  # index into moves -> its SGF node
+    i = j = 0  # moves[i], nodes[j]
+    while i < len(moves) and j < len(nodes):
+        move, node = moves[i], nodes[j]
+        colour, point = node.get_move()
+        colour = _COLOUR[colour]
+        n = skip + j + 1  # the SGF's move number
+        if move.get("pass"):
+            who = move["side"].capitalize()
+            if colour != move["side"]:
+                warnings.append(
+                    "move %d: the SGF has no pass where the clock has %s's timeout ruled a "
+                    "pass (record %d): its time is not written, and the SGF's moves from %d "
+                    "on are matched to the clock's one later" % (n, who, move["record"], n)
+                )
+                i += 1
+                continue
+            if point is not None:
+                warnings.append(
+                    "move %d: the clock has %s's timeout ruled a pass (record %d), the SGF a "
+                    "stone at %s: no time written on that stone"
+                    % (n, who, move["record"], common.format_vertex(point))
+                )
+                node_of_move[i] = node
+                i += 1
+                j += 1
+                continue
+        elif colour != move["side"]:
             raise GoclockError(
                 "move %d is %s's in the SGF but %s's on the clock: they are not the same game "
                 "(or a move is missing from one of them); nothing written"
-                % (i + 1, colour.capitalize(), move["side"].capitalize())
+                % (n, colour.capitalize(), move["side"].capitalize())
             )
-        props = move_time_left(tc, move)
-        if props is None:
-            continue
-        left, count = props
-        letter = "B" if colour == "black" else "W"
-        node.set_raw(letter + "L", left.encode())
-        if count is not None:
-            node.set_raw("O" + letter, str(int(count)).encode())
-        timed += 1
-    both = min(len(nodes), len(moves))
+        node_of_move[i] = node
+        if _write_times(node, tc, move):
+            timed += 1
+        i += 1
+        j += 1
     mismatch = None
-    if len(nodes) != len(moves):
+    left_moves, left_nodes = len(moves) - i, len(nodes) - j
+    if left_moves or left_nodes:
         mismatch = (
             "the SGF has %d moves and the clock log %d: times written on the first %d only"
-            % (
-                len(nodes) + skip,
-                len(moves) + skip,
-                both + skip,
-            )
+            % (len(nodes) + skip, len(moves) + skip, skip + j)
         )
-    elif tc.get("type") == "untimed" and both:
+    elif tc.get("type") == "untimed" and moves:
         mismatch = (
             "an untimed game: SGF has no property for the time a move took, so no BL/WL "
             "were written (goclock logs export has every move's time)"
         )
+    _root_notes(root, record, warnings)
+    _comment_actions(record, root, node_of_move)
     return {
         "sgf_moves": len(nodes) + skip,
         "log_moves": len(moves) + skip,
         "timed": timed,
         "mismatch": mismatch,
+        "warnings": warnings,
     }
+
+
+def timed_sgf(record):
+    """An SGF of the log's times alone: the clock records who moved and when, not where, so
+    each move is a node with its time left (BL/WL, OB/OW) and a comment naming it, and no
+    stone; `--merge` puts the same times into the game record."""
+    record.require_times()
+    tc = record.time_control or {}
+    game = sgf.Sgf_game(19)
+    root = game.get_root()
+    root.set(
+        "GC",
+        "times of goclock game %s; the moves' positions are not recorded by the clock "
+        "(goclock logs sgf LOG --merge GAME.sgf puts them into the game record)" % record.game,
+    )
+    if tc.get("type"):
+        _set_root(root, tc)
+    node_of_move = {}
+    node = root
+    for i, move in enumerate(record.moves):
+        node = node.new_child()
+        _write_times(node, tc, move)
+        what = "pass (timeout ruled a pass)" if move.get("pass") else "move"
+        node.set(
+            "C",
+            "%s %d, %s: took %s"
+            % (what, move["n"], move["side"].capitalize(), ui.time_used(move.get("used_ms"))),
+        )
+        node_of_move[i] = node
+    warnings = []
+    _root_notes(root, record, warnings)
+    _comment_actions(record, root, node_of_move)
+    return game, {"timed": len(record.moves), "warnings": warnings, "mismatch": None}
+
+
+def write_sgf(game, out_path):
+    """The SGF's bytes to `out_path`, or to standard output for "-"."""
+    data = game.serialise()
+    if out_path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        with open(out_path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise DeviceIOError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
 
 
 def merge_file(record, sgf_path, out_path):
     game = load_sgf(sgf_path)
     result = merge(game, record)
-    try:
-        with open(out_path, "wb") as f:
-            f.write(game.serialise())
-    except OSError as exc:
-        raise DeviceIOError("cannot write %s: %s" % (out_path, exc.strerror or exc)) from None
+    write_sgf(game, out_path)
     return result

@@ -102,22 +102,19 @@ export class SimClock {
   async start() {
     const t0 = performance.now();
     const mark = (name) => (this.timings[name] = Math.round(performance.now() - t0));
-    const [{ loadMicroPython }, fw, packs] = await Promise.all([
-      import(`${this.base}vendor/micropython/micropython.js`),
-      fetch(`${this.base}firmware.json`).then((r) => r.json()),
+    // The page's one MicroPython, the firmware under /lib (firmware.js): the configurator
+    // checks time controls on the same one when it runs this clock.
+    const [{ micropython }, packs] = await Promise.all([
+      import("../firmware.js"),
       fetch(`${this.base}sounds/packs.json`).then((r) => r.json()),
       this.store.open(),
     ]);
     this.packs = packs;
-    this.firmwareVersion = fw.version;
     mark("fetched");
-    this.mp = await loadMicroPython({
-      url: `${this.base}vendor/micropython/micropython.wasm`,
-      stdout: (line) => this.log(line),
-      stderr: (line) => this.log(line),
-    });
+    const shared = await micropython(this.base, (line) => this.log(line));
+    this.mp = shared.mp;
+    this.firmwareVersion = shared.version;
     mark("micropython");
-    for (const [rel, src] of Object.entries(fw.files)) this._mount(`/lib/${rel}`, src);
     this.mp.FS.mkdirTree(FLASH);
     for (const [path, bytes] of await this.store.load()) this._mount(path, bytes);
     mark("flash");

@@ -1,0 +1,435 @@
+"""`goclock bridge --hall`: a clock without Wi-Fi in the hall, as a Wi-Fi clock would be.
+
+The bridge publishes the clock's topics (hallformat.py; the lead's hall contract) through
+an MQTT broker with paho-mqtt (PyPI; EPL-2.0 or EDL-1.0):
+
+- `online` (retained, QoS 1): the clock's version, board and game; the broker's Last Will
+  says `{"online":false}` when the bridge dies, and so does the bridge itself while the
+  clock's serial line is down;
+- `state` (retained): the status with the assignment, `t` (the game time it holds at, from
+  the clock's last event and the time since: the serial status has no `t`), `utc` (this
+  machine's time of day when the status arrived) and `seq`; on every change and at least
+  every 5 s while a clock runs;
+- `event` (QoS 1): every event line but `status`, with `game` and `rec` (the record's
+  number in the game's log, found by reading the log; null for events not logged);
+- `log/<game>` (QoS 1): the log in slices, each a record with the mark lines before it,
+  pulled with `logs.get` from the record after the last one the broker acknowledged
+  (PUBACK). That cursor is kept on disk per clock and game (`<state_dir>/<hall>+<clock>.json`),
+  so a restart, a broker outage or a replug resends from there: never a gap; perhaps a
+  few records twice, which the hall drops by `rec`;
+- `cmd` -> the clock, through the whitelist, answered on `reply`.
+
+paho runs its network loop in a thread of its own; what it reports is posted onto the
+bridge's event loop, where all the rest runs, one clock line at a time.
+"""
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+import paho.mqtt.client as mqtt
+
+from ..errors import UsageError
+from ..timecontrol import presets
+from . import hallformat as fmt
+from .hub import dumps
+from .peers import InternalPeer
+
+log = logging.getLogger("goclock.bridge")
+
+STATE_EVERY_S = 5.0
+CHUNK = 512  # logs.get's most
+
+
+@dataclass
+class HallOptions:
+    hall: str
+    clock: str
+    host: str = "127.0.0.1"
+    port: int = 1883
+    user: str = None
+    password: str = None  # never logged, never published
+    state_dir: str = None
+    keepalive: int = 30
+    tls: object = None  # an ssl.SSLContext for a broker with TLS
+
+
+def parse_broker(text):
+    host, _, port = (text or "127.0.0.1").rpartition(":") if ":" in (text or "") else (text, "", "")
+    try:
+        return host or "127.0.0.1", int(port) if port else 1883
+    except ValueError:
+        raise UsageError("--broker takes HOST[:PORT], e.g. 192.168.1.10:1883") from None
+
+
+class Cursor:
+    """How far the broker has each game's log: {game: [rec, offset, c]}, on disk; `c` is
+    that record's checksum, which tells this clock's game from another's of the same
+    number (a clock whose flash was wiped counts its games from 1 again)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.games = {}
+        try:
+            with open(path) as f:
+                data = json.load(f)
+            self.games = {
+                int(g): [int(v[0]), int(v[1]), str(v[2])] for g, v in data["games"].items()
+            }
+        except (OSError, ValueError, TypeError, AttributeError, KeyError, IndexError):
+            pass  # no cursor yet (or a damaged one): the logs are sent from their start
+
+    def get(self, game):
+        """(rec, offset, checksum) of the last record the broker has; (0, 0, None)."""
+        return tuple(self.games.get(game, (0, 0, None)))
+
+    def advance(self, game, rec, offset, c):
+        if rec <= self.games.get(game, (0, 0, None))[0]:
+            return
+        self.games[game] = [rec, offset, c]
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        tmp = self.path + ".new"
+        with open(tmp, "w") as f:
+            json.dump({"games": {str(g): v for g, v in self.games.items()}}, f)
+        os.replace(tmp, self.path)
+
+
+class GameLog:
+    """One game's log on its way to the broker: sent up to `sent`, acknowledged to `acked`."""
+
+    def __init__(self, game, acked):
+        self.game = game
+        self.acked = acked  # (rec, offset)
+        self.sent = acked
+        self.records = {}  # rec -> the record (parsed) read from the log, for event matching
+        self.unacked = {}  # rec -> end offset, published and not yet PUBACKed
+        self.ends = {}  # rec -> end offset, of the records published since the last ack
+        self.ended = False
+
+
+class HallPublisher:
+    def __init__(self, hub, options):
+        self.hub = hub
+        self.o = options
+        self.root = fmt.root(options.hall, options.clock)
+        state_dir = options.state_dir or os.path.join(presets.home(), "bridge")
+        self.cursor = Cursor(os.path.join(state_dir, "%s+%s.json" % (options.hall, options.clock)))
+        self.loop = hub.loop
+        self.peer = InternalPeer(hub, "hall %s/%s" % (options.hall, options.clock), self._line)
+        self.connected = False
+        self.status = None
+        self.assignment = {}
+        self.seq = 0
+        self._last_state = None
+        self._state_at = 0.0
+        self._t = None  # (game time of the last event, loop time it arrived)
+        self.logs = {}
+        self._mids = {}  # mid -> (game, rec, end offset)
+        self._sync_lock = asyncio.Lock()
+        self._line_state_was = None
+        self.client = self._make_client()
+
+    def describe(self):
+        return "%s on %s:%d" % (self.root, self.o.host, self.o.port)
+
+    def _make_client(self):
+        c = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id="goclock-bridge-%s-%s" % (self.o.hall, self.o.clock),
+            protocol=mqtt.MQTTv311,
+        )
+        if self.o.user:
+            c.username_pw_set(self.o.user, self.o.password)
+        if self.o.tls is not None:
+            c.tls_set_context(self.o.tls)
+        c.will_set(self.root + "/online", dumps({"online": False}), qos=1, retain=True)
+        c.reconnect_delay_set(min_delay=1, max_delay=10)
+        c.on_connect = lambda *a: self._post(self._connected, a[3])
+        c.on_disconnect = lambda *a: self._post(self._disconnected, a[3])
+        c.on_publish = lambda client, userdata, mid, rc, props: self._post(self._acked, mid)
+        c.on_message = lambda client, userdata, msg: self._post(self._cmd, msg.payload)
+        return c
+
+    def _post(self, fn, *args):
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    # ----- life ---------------------------------------------------------------------------
+
+    async def start(self):
+        self.peer.start()
+        self.hub.on_ready.append(self._clock_ready)
+        self.hub.on_change.append(self._line_changed)
+        self.client.connect_async(self.o.host, self.o.port, keepalive=self.o.keepalive)
+        self.client.loop_start()
+        if self.hub.state == "up":
+            self._clock_ready()
+
+    async def stop(self):
+        with contextlib.suppress(Exception):
+            if self.connected:
+                info = self.client.publish(self.root + "/online", dumps({"online": False}), 1, True)
+                await asyncio.get_running_loop().run_in_executor(None, info.wait_for_publish, 3)
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.peer.close()
+
+    # ----- MQTT ---------------------------------------------------------------------------
+
+    def _connected(self, reason):
+        if reason.is_failure:
+            log.warning("the broker %s:%d refused the bridge: %s", self.o.host, self.o.port, reason)
+            return
+        log.info("hall: connected to %s:%d as %s", self.o.host, self.o.port, self.root)
+        self.connected = True
+        self.client.subscribe(self.root + "/cmd", qos=1)
+        self._mids.clear()
+        for g in self.logs.values():  # resend what was not acknowledged
+            g.sent = g.acked
+            g.unacked.clear()
+        self._publish_online()
+        if self.status is not None:
+            self._publish_state(force=True)
+        self._spawn(self._sync_logs())
+
+    def _disconnected(self, reason):
+        if self.connected:
+            log.warning("hall: lost the broker (%s); reconnecting", reason)
+        self.connected = False
+
+    def _publish(self, leaf, payload, qos=1, retain=False):
+        if not self.connected:
+            return None
+        if not isinstance(payload, (bytes, bytearray)):
+            payload = dumps(payload)
+        return self.client.publish(self.root + "/" + leaf, payload, qos=qos, retain=retain)
+
+    def _publish_online(self):
+        if self.hub.state != "up" or self.hub.info is None:
+            msg = {"online": False}
+        else:
+            msg = {
+                "online": True,
+                "version": self.hub.info.get("version"),
+                "board": self.hub.info.get("board"),
+                "game": (self.status or {}).get("game"),
+            }
+        self._publish("online", msg, qos=1, retain=True)
+
+    # ----- the clock ----------------------------------------------------------------------
+
+    def _clock_ready(self):
+        self._spawn(self._fresh_clock())
+
+    def _line_changed(self):
+        """The clock's line dropped: the hall sees the clock offline until it is back."""
+        state = self.hub.state
+        if state == "down" and self._line_state_was != "down":
+            self._publish_online()
+        self._line_state_was = state
+
+    async def _fresh_clock(self):
+        self.hub.set_watch(self.peer, True)
+        cfg = await self.hub.request("config.get")
+        if cfg.get("ok"):
+            self.assignment = fmt.assignment_of(cfg.get("config"))
+        st = await self.hub.request("status")
+        if st.get("ok"):
+            self._status(st, force=True)
+        self._publish_online()
+        await self._sync_logs()
+
+    def _spawn(self, coro):
+        task = self.loop.create_task(coro)
+        task.add_done_callback(_report)
+
+    async def _line(self, text):
+        """Every line the hub gives this publisher, in order: events, and the replies to
+        the hall's commands."""
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            return
+        if "ok" in msg and "event" not in msg:
+            self._publish("reply", text.encode("utf-8"))
+            return
+        kind = msg.get("event")
+        if kind == "status":
+            self._status(msg)
+            return
+        if kind == "log" and msg.get("notice") == "bridge":
+            return  # the bridge's own notices: `online` tells the hall
+        if "t" in msg:
+            self._t = (msg["t"], self.loop.time())
+        await self._sync_logs()
+        game = (self.status or {}).get("game")
+        ev = dict(msg)
+        ev["game"] = game
+        ev["rec"] = self._rec_of(game, msg)
+        self._publish("event", ev)
+        if kind in ("end", "game"):
+            self._spawn(self._refresh_status())
+
+    async def _refresh_status(self):
+        st = await self.hub.request("status")
+        if st.get("ok"):
+            self._status(st)
+
+    def _status(self, st, force=False):
+        old_game = (self.status or {}).get("game")
+        self.status = {k: v for k, v in st.items() if k not in ("event", "id", "ok")}
+        if self.status.get("game") != old_game:
+            self._publish_online()
+            self._spawn(self._sync_logs())
+        self._publish_state(force)
+
+    def _publish_state(self, force=False):
+        now = self.loop.time()
+        shape = fmt.shape(self.status)
+        running = self.status.get("state") == "running"
+        due = running and now - self._state_at >= STATE_EVERY_S
+        if not (force or due or shape != self._last_state):
+            return
+        self._last_state = shape
+        self._state_at = now
+        self.seq += 1
+        t = None
+        if self._t is not None:
+            t0, at = self._t
+            t = t0 + (int((now - at) * 1000) if running else 0)
+        payload = fmt.state_payload(
+            self.status, self.assignment, t, int(time.time() * 1000), self.seq
+        )
+        self._publish("state", payload, qos=1, retain=True)
+
+    # ----- the logs -----------------------------------------------------------------------
+
+    def _rec_of(self, game, ev):
+        g = self.logs.get(game)
+        if g is None:
+            return None
+        for rec in sorted(g.records, reverse=True):
+            r = g.records[rec]
+            if (
+                r.get("event") == ev.get("event")
+                and r.get("t") == ev.get("t")
+                and r.get("side") == ev.get("side")
+            ):
+                return rec
+        return None
+
+    async def _sync_logs(self):
+        if not self.connected or self.hub.state != "up":
+            return
+        async with self._sync_lock:
+            game = (self.status or {}).get("game")
+            games = sorted(
+                {g for g, log_ in self.logs.items() if not log_.ended}
+                | ({game} if game is not None else set())
+            )
+            for g in games:
+                await self._sync_game(g)
+
+    async def _sync_game(self, game):
+        g = self.logs.get(game)
+        if g is None:
+            rec, offset, c = self.cursor.get(game)
+            if offset and not await self._same_log(game, offset, c):
+                log.warning(
+                    "hall: game %d on the clock is not the one the cursor knows (a new flash?): "
+                    "its log is sent from the start",
+                    game,
+                )
+                rec, offset = 0, 0
+            g = self.logs[game] = GameLog(game, (rec, offset))
+        rec, offset = g.sent
+        data = b""
+        while self.connected:
+            r = await self.hub.request(
+                "logs.get", game=game, offset=offset + len(data), length=CHUNK
+            )
+            if not r.get("ok"):
+                if str(r.get("error", "")).startswith("no game"):
+                    g.ended = True  # cleared from the clock: nothing more will come
+                return
+            data += base64.b64decode(r.get("data") or "")
+            if r.get("eof") or not r.get("data"):
+                break
+        cut, used = fmt.slices(data, offset, rec)
+        for rec_no, at, body in cut:
+            try:
+                g.records[rec_no] = json.loads(body[body.rfind(b"\n", 0, len(body) - 1) + 1 :])
+            except ValueError:
+                g.records[rec_no] = {}
+            end = at + len(body)
+            info = self._publish("log/%d" % game, fmt.slice_payload(rec_no, at, body))
+            if info is None:
+                return
+            g.unacked[rec_no] = end
+            g.ends[rec_no] = end
+            g.sent = (rec_no, end)
+            self._mids[info.mid] = (game, rec_no, end)
+            if g.records[rec_no].get("event") == "end":
+                g.ended = True
+
+    async def _same_log(self, game, offset, c):
+        """Does the clock's log of `game` have the record with checksum `c` end at `offset`?"""
+        start = max(0, offset - CHUNK)
+        r = await self.hub.request("logs.get", game=game, offset=start, length=offset - start)
+        if not r.get("ok"):
+            return False
+        data = base64.b64decode(r.get("data") or "")
+        if len(data) != offset - start or not data.endswith(b"\n"):
+            return False
+        try:
+            last = json.loads(data[:-1].rsplit(b"\n", 1)[-1])
+        except ValueError:
+            return False
+        return isinstance(last, dict) and last.get("c") == c
+
+    def _acked(self, mid):
+        found = self._mids.pop(mid, None)
+        if found is None:
+            return
+        game, rec, _end = found
+        g = self.logs.get(game)
+        if g is None:
+            return
+        g.unacked.pop(rec, None)
+        # The cursor moves to the newest record with nothing unacknowledged before it.
+        upto = min(g.unacked) - 1 if g.unacked else g.sent[0]
+        if upto > g.acked[0] and upto in g.ends:
+            g.acked = (upto, g.ends[upto])
+            self.cursor.advance(game, upto, g.ends[upto], g.records.get(upto, {}).get("c"))
+            for r in [r for r in g.ends if r < upto]:
+                del g.ends[r]
+
+    # ----- commands from the hall -----------------------------------------------------------
+
+    def _cmd(self, payload):
+        req, refusal = fmt.check_cmd(payload)
+        if refusal is not None:
+            log.warning("hall: refused a command on %s/cmd: %s", self.root, refusal["error"])
+            self._publish("reply", refusal)
+            return
+        self._spawn(self._forward(req))
+
+    async def _forward(self, req):
+        if req["cmd"] == "reset":
+            st = await self.hub.request("status")
+            refusal = fmt.reset_refusal(req, st.get("state"))
+            if refusal is not None:
+                log.warning("hall: refused a reset of a paused game without confirm")
+                self._publish("reply", refusal)
+                return
+            req = {k: v for k, v in req.items() if k != "confirm"}
+        self.hub.submit(self.peer, dumps(req).encode("utf-8"))
+
+
+def _report(task):
+    if not task.cancelled() and task.exception() is not None:
+        log.error("hall publisher: %r", task.exception())
