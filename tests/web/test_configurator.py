@@ -253,8 +253,14 @@ def test_the_games_details_are_set_through_the_config_and_refusals_say_why(
     page.click("#gi-set")
     page.wait_for_function("document.querySelector('#gi-result').textContent !== ''")
     assert text(page, "#gi-result").startswith("Saved on the clock")
-    want = {"event": "Club Open", "round": 2, "table": 7, "black": "Lee", "white": None,
-            "handicap": 0}
+    want = {
+        "event": "Club Open",
+        "round": 2,
+        "table": 7,
+        "black": "Lee",
+        "white": None,
+        "handicap": 0,
+    }
     assert stored_game_info(fw) == want
 
     # A handicap the firmware refuses: its own message, and the stored details unchanged.
