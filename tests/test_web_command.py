@@ -74,12 +74,12 @@ def test_a_web_port_in_use_and_a_missing_clock_have_their_statuses(
     assert rc == 3 and err.count("\n") == 1, err
 
 
-def post(port, body, token=None, host=None):
+def post(port, body, token=None, host=None, path="/export"):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Host": host or "127.0.0.1:%d" % port, "Content-Type": "application/json"}
     if token is not None:
         headers["X-Goclock-Token"] = token
-    conn.request("POST", "/export", body=json.dumps(body), headers=headers)
+    conn.request("POST", path, body=json.dumps(body), headers=headers)
     r = conn.getresponse()
     out = r.status, r.read()
     conn.close()
@@ -121,3 +121,40 @@ def test_the_exports_are_goclocks_own_and_need_the_runs_token(dist, tmp_path, ca
             "ok": False,
             "error": "no such export: 'pdf' (json, csv, sgf)",
         }
+
+
+def test_the_configurators_notation_is_read_by_goclocks_own_parser(dist, capsys):
+    from goclock.timecontrol import notation
+
+    with start_web(None, port=0, dist=dist) as web:
+        port = int(web.url.rsplit(":", 1)[1].strip("/"))
+        token = web.info()["api_token"]
+
+        def read(text, **kw):
+            status, answer = post(port, {"text": text}, path="/notation", **kw)
+            return status, (json.loads(answer) if status == 200 else None)
+
+        assert read("byo 30m+3x30s")[0] == 403  # no token
+        assert read("byo 30m+3x30s", token=token, host="evil.example:%d" % port)[0] == 403
+        status, got = read("byo 30m+3x30s", token=token)
+        assert status == 200 and got["ok"]
+        assert got["time_control"] == notation.parse("byo 30m+3x30s")
+        assert got["text"] == notation.format(got["time_control"])
+        # The same words as goclock config set, suggestion and all.
+        status, got = read("fisher 5m+10s", token=token)
+        assert got == {"ok": False, "error": str(_refusal("fisher 5m+10s"))}
+        assert "did you mean fischer" in got["error"]
+        assert read("x" * 201, token=token)[1]["ok"] is False
+        assert read(5, token=token)[1] == {"ok": False, "error": "no time control given"}
+        assert post(port, {"txt": "byo"}, token=token, path="/notation")[0] == 400
+
+
+def _refusal(text):
+    from goclock.errors import NotationError
+    from goclock.timecontrol import notation
+
+    try:
+        notation.parse(text)
+    except NotationError as exc:
+        return exc
+    raise AssertionError("%r was read" % text)

@@ -67,6 +67,19 @@ def test_configured_through_goclock_web_with_the_firmwares_own_checks(
     refusal = text(page, "#tc-result")
     assert refusal.startswith("Refused by the clock: ") and message in refusal
 
+    # goclock's notation, read by goclock web with the host tool's own parser: its words
+    # when wrong (the suggestion too), its reading and the firmware's check when right.
+    page.fill("#tc-json", "fisher 5m+10s")
+    page.wait_for_function(
+        "document.querySelector('#tc-check').textContent.includes('did you mean fischer')"
+    )
+    assert text(page, "#tc-check").startswith("unknown time control 'fisher'")
+    page.fill("#tc-json", "byo 2m+3x30s")
+    page.wait_for_function("document.querySelector('#tc-check').textContent.includes('accepts')")
+    assert text(page, "#tc-check") == (
+        "\u201cbyo 2m+3x30s\u201d reads as byo 2m+3x30s. The firmware accepts it: byo 2m+3x30s"
+    )
+
     # A good one, then a reset (confirmed), then moves with virtual presses.
     page.fill("#tc-json", json.dumps(GOOD))
     page.wait_for_function("document.querySelector('#tc-check').textContent.includes('accepts')")
@@ -115,6 +128,12 @@ def test_web_serial_through_a_test_double_of_navigator_serial(browser_context, t
         errors = watch_errors(page)
         assert "Connected (USB)" in text(page, "#conn-status")
         assert page.evaluate("window.__serialOpened") == 1
+        # A plain static server has no notation reader: the page says what to type instead.
+        page.fill("#tc-json", "byo 2m+3x30s")
+        page.wait_for_function(
+            "document.querySelector('#tc-check').textContent.includes('goclock web')"
+        )
+        assert "type the JSON form or pick a preset" in text(page, "#tc-check")
         message = firmware_message(REFUSED)
         set_time_control(page, REFUSED)
         page.wait_for_function("document.querySelector('#tc-result').textContent !== ''")

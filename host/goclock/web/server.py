@@ -8,7 +8,8 @@ it: no CORS header is ever sent), and a name of another site rebound to 127.0.0.
 rebinding) arrives with its own Host header, which is refused here with 403.
 
 The logs page's exports (POST /export: exports.py runs `goclock logs export`/`logs sgf` on
-the log it sends) need this run's API token from bridge.json in a header, which a page of
+the log it sends) and the configurator's notation (POST /notation: tcnotation.py, the host
+tool's own parser) need this run's API token from bridge.json in a header, which a page of
 another site can neither read nor send without a preflight this server never answers.
 """
 
@@ -75,13 +76,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
     def do_POST(self):
-        from . import exports
+        from . import exports, tcnotation
 
         if not self._host_ok():
             self.send_error(403)
             return
         given = (self.headers.get("X-Goclock-Token") or "").encode("utf-8", "replace")
-        if self.path != "/export" or not hmac.compare_digest(given, self.api_token.encode()):
+        if self.path not in ("/export", "/notation") or not hmac.compare_digest(
+            given, self.api_token.encode()
+        ):
             self.send_error(403)
             return
         try:
@@ -89,11 +92,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             if not 0 < n <= exports.MAX_BYTES * 2:
                 raise ValueError("size")
             req = json.loads(self.rfile.read(n))
+            if self.path == "/notation":
+                self._json(tcnotation.read(req["text"]))
+                return
             log = base64.b64decode(req["log"], validate=True)
             sgf = base64.b64decode(req["sgf"], validate=True) if req.get("sgf") else None
             fmt = req["format"]
         except (ValueError, KeyError, TypeError, binascii.Error):
-            self.send_error(400, "a JSON object with format and log (base64)")
+            self.send_error(400, "a JSON object: text, or format and log (base64)")
             return
         self._json(exports.export(fmt, log, sgf, bool(req.get("force"))))
 

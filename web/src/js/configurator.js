@@ -5,6 +5,7 @@
 
 import { firmware } from "./firmware.js";
 import { connectPanel } from "./link/connect.js";
+import { isJsonForm, readNotation } from "./link/notation.js";
 import { left, used } from "./timefmt.js";
 
 const $ = (id) => document.getElementById(id);
@@ -156,6 +157,15 @@ function gameInfoFromPage() {
 }
 
 let checking = 0;
+/** The time control typed: the JSON form as it is, a notation read by goclock web. */
+async function typedTimeControl() {
+  const text = $("tc-json").value;
+  if (isJsonForm(text)) return { ok: true, json: text, note: "" };
+  const r = await readNotation(text);
+  if (!r.ok) return r;
+  return { ok: true, json: JSON.stringify(r.time_control), note: `“${text.trim()}” reads as ${r.text}. ` };
+}
+
 async function check() {
   const n = ++checking;
   const out = $("tc-check");
@@ -166,10 +176,16 @@ async function check() {
     out.textContent = "The firmware's check could not load: " + e.message + " (the clock still checks it).";
     return null;
   }
+  const typed = await typedTimeControl();
   if (n !== checking) return null;
-  const r = fw.checkTimeControl($("tc-json").value);
+  if (!typed.ok) {
+    out.className = "check bad";
+    out.textContent = typed.error;
+    return typed;
+  }
+  const r = fw.checkTimeControl(typed.json);
   out.className = "check " + (r.ok ? "good" : "bad");
-  out.textContent = r.ok ? `The firmware accepts it: ${r.text}` : `The firmware refuses it: ${r.error}`;
+  out.textContent = typed.note + (r.ok ? `The firmware accepts it: ${r.text}` : `The firmware refuses it: ${r.error}`);
   return r;
 }
 
@@ -191,10 +207,12 @@ function wire() {
     // The firmware in the page has said what it thinks; the clock decides (its message
     // is shown as it gives it).
     let tc;
+    const typed = await typedTimeControl();
     try {
-      tc = JSON.parse($("tc-json").value);
+      if (!typed.ok) throw new Error(typed.error);
+      tc = JSON.parse(typed.json);
     } catch (e) {
-      $("tc-result").textContent = "Not JSON: " + e.message;
+      $("tc-result").textContent = (isJsonForm($("tc-json").value) ? "Not JSON: " : "") + e.message;
       $("tc-result").className = "bad";
       return;
     }
