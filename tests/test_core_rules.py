@@ -216,6 +216,38 @@ def test_press_at_period_end_uses_the_period():
     assert rec.kinds("period") == [("period", BLACK, 30000, 1)]
 
 
+def test_the_next_period_s_calls_built_ahead_are_the_ones_it_says():
+    """clock.prepare() builds, at a quiet moment, the call table the running side needs
+    next (its first period in main time, else the next one): the period's start then
+    builds none, and every call comes at the tick and in the words it would have."""
+
+    def game(prepared):
+        clock, rec = make({"type": "byoyomi", "main": 20, "periods": 3, "period": 30})
+        built = []
+        where = ["start"]
+        calls = clock.calls
+        real = calls.period_calls
+        calls.period_calls = lambda ms, left: built.append((left, where[0])) or real(ms, left)
+        clock.start(0)
+        for t in range(0, 95000, 500):
+            if prepared:
+                where[0] = "quiet"
+                clock.prepare()
+                clock.prepare()  # built once: nothing the second time
+            where[0] = "deadline"
+            clock.advance(t)
+        return rec.kinds("call") + rec.kinds("period"), built
+
+    plain, built_at_starts = game(False)
+    ahead, built_ahead = game(True)
+    assert ahead == plain and len(plain) > 10
+    assert built_at_starts == [(3, "deadline"), (2, "deadline"), (1, "deadline")]
+    assert built_ahead == [(3, "quiet"), (2, "quiet"), (1, "quiet")]  # each once, ahead
+    clock, _ = make({"type": "fischer", "main": 60, "increment": 10})
+    clock.start(0)
+    assert clock.prepare() is False  # no periods: nothing to build
+
+
 def test_press_one_ms_before_period_end_costs_nothing():
     clock, rec = make({"type": "byoyomi", "main": 0, "periods": 2, "period": 30})
     clock.start(0)

@@ -14,7 +14,7 @@ import functools
 import pytest
 from pioemu import emulate
 
-from goclockfw.board.edgetimer import FREQ, MASK31, EdgeClock, edge_timer
+from goclockfw.board.edgetimer import COUNT_MASK, FREQ, EdgeClock, edge_timer
 from goclockfw.core.ticks import TICKS_PERIOD, ticks_add, ticks_diff
 from support.pioasm import assemble
 
@@ -91,7 +91,7 @@ def test_the_count_never_slows_down_whatever_the_pin_does():
     pushed = run(edges, 4000)
     assert len(pushed) == 60
     for cycle, word in pushed:
-        steps = MASK31 - (word & MASK31)
+        steps = COUNT_MASK - (word & COUNT_MASK)
         assert steps == (cycle - 1) // 2 - 2, (cycle, steps)
 
 
@@ -103,7 +103,7 @@ def test_the_count_going_through_zero_keeps_its_pace():
     edges = [100, 200]
     pushed = run(edges, 400, initial=start)
     clock = EdgeClock(ticks_add, ticks_diff)
-    clock.start(0, steps=MASK31 - 20)  # the count as X = 20 says
+    clock.start(0, steps=COUNT_MASK - 20)  # the count as X = 20 says
     for i, (cycle, word) in enumerate(pushed):
         tick, _ = clock.edge(word, ms_tick(cycle * CYCLE_US), us_tick(cycle * CYCLE_US))
         assert abs(ticks_diff(tick, ms_tick(edges[i] * CYCLE_US))) <= 1

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT, Debouncer
+from goclockfw.board.edgetimer import COUNT_MASK
 
 
 class FakePin:
@@ -33,6 +34,7 @@ class FakePin:
         self.level = 1
         self.handler = None
         self.hard = None
+        self.counters = []  # pulse counters watching the pin (FakePCNT)
         FakePin.pins[pin_id] = self
 
     def value(self, v=None):
@@ -56,9 +58,46 @@ class FakePin:
         self.inits = getattr(self, "inits", 0) + 1
 
     def edge(self, level):
+        if level == 0 and self.level == 1:
+            for counter in self.counters:  # hardware: counts whatever the CPU does
+                counter.falling_edge()
         self.level = level
         if self.handler is not None:  # a pin whose interrupt is off sees nothing
             self.handler(self)
+
+
+class FakePCNT:
+    """esp32.PCNT (MicroPython 1.26+): a pulse counter unit counting a pin's edges."""
+
+    INCREMENT, IGNORE = 1, 0
+    made = []
+
+    def __init__(self, unit, pin=None, falling=0, rising=0, filter=0):
+        self.unit, self.pin, self.falling, self.rising, self.filter = (
+            unit,
+            pin,
+            falling,
+            rising,
+            filter,
+        )
+        self.count = 0
+        self.running = False
+        pin.counters.append(self)
+        FakePCNT.made.append(self)
+
+    def start(self):
+        self.running = True
+
+    def falling_edge(self):
+        if self.running and self.falling == FakePCNT.INCREMENT:
+            self.count += 1
+
+    def value(self, value=None):
+        old = self.count
+        if value is not None:
+            assert value == 0  # the only value PCNT.value() may set
+            self.count = 0
+        return old
 
 
 class FakeStateMachine:
@@ -202,14 +241,14 @@ def test_pico_buttons_timed_by_pio_state_machines(hw):
     # The right button goes down 2 s after the machines started; the CPU reads the word
     # 400 ms later (as after a flash erase): the edge keeps its own tick.
     steps = 20000  # 100 us each
-    right_sm.words.append(0x7FFFFFFF - (steps + 2))  # bit 31 clear: went down
+    right_sm.words.append(COUNT_MASK - (steps + 2))  # bit 29 clear: went down
     hw.clock["ms"] = 3400
     board.poll_inputs(3400)
     deb = Debouncer()
     board.ring.drain(deb)
     deb.settle(RIGHT, 1, 3420)
     assert deb.pop() == 1 and deb.tick == 3000 and deb.channel == RIGHT
-    right_sm.words.append((1 << 31) | (0x7FFFFFFF - (steps + 1502)))  # up, 150 ms later
+    right_sm.words.append((1 << 29) | (COUNT_MASK - (steps + 1502)))  # up, 150 ms later
     board.poll_inputs(3500)
     board.ring.drain(deb)
     deb.settle(RIGHT, 0, 3520)
@@ -397,6 +436,69 @@ def test_esp32_button_interrupts_are_off_while_the_flash_may_erase(hw, monkeypat
         FakePin.soft_only = False
 
 
+def test_esp32_a_tap_inside_an_erase_is_counted_by_the_pulse_counter(hw, monkeypatch):
+    """Each button pin feeds a pulse counter (esp32.PCNT): a tap wholly inside the storage
+    work, which no handler saw, is a press a debounce window before the work's end (not
+    before its start) and a release at the end; a button that did nothing stays quiet."""
+    FakePin.soft_only = True
+    FakePCNT.made = []
+    monkeypatch.setattr(hw.esp32.esp32, "PCNT", FakePCNT, raising=False)
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hw.esp32.Esp32Board(spec)
+        assert [(c.unit, c.pin.id) for c in FakePCNT.made] == [(0, 32), (1, 33), (2, 0)]
+        assert all(c.running and c.filter == 1023 for c in FakePCNT.made)
+        assert not [n for n in board.notices if "PCNT" in n]
+        now = {"ms": 1000}
+        monkeypatch.setattr(
+            hw.esp32, "time", types.SimpleNamespace(sleep_ms=None, ticks_ms=lambda: now["ms"])
+        )
+        left, right = FakePin.pins[32], FakePin.pins[33]
+        left.edge(0)  # a press before the work: its handler records it, the pin rests
+        left.edge(1)
+        board.ring.drain(Debouncer())
+        board.erasing(True)  # the left pin is not watched (its edge is unread): not counted
+        right.edge(0)  # a bouncing 80 ms tap of the right button, wholly inside
+        right.edge(1)
+        right.edge(0)
+        right.edge(1)
+        now["ms"] = 1400  # a 400 ms erase
+        board.erasing(False)
+        deb = Debouncer()
+        board.ring.drain(deb)
+        deb.settle(RIGHT, board.level(RIGHT), 1420)
+        assert deb.pop() == 1 and deb.channel == RIGHT and deb.tick == 1390  # pressed
+        assert deb.pop() == 2 and deb.tick == 1400  # and let go
+        assert deb.pop() == 0 and not deb.pending[LEFT]
+        # A short storage step: the press is not dated before the step began.
+        board.poll_inputs(1400)
+        board.erasing(True)
+        right.edge(0)
+        right.edge(1)
+        now["ms"] = 1405
+        board.erasing(False)
+        assert [board.ring.ticks[i] for i in range(board.ring.tail, board.ring.head)] == [
+            1400,
+            1405,
+        ]
+    finally:
+        FakePin.soft_only = False
+
+
+def test_esp32_without_a_pulse_counter_says_so(hw):
+    """MicroPython before 1.26 has no esp32.PCNT: the board works as before and a notice
+    says what it cannot do (a tap wholly inside an erase is lost)."""
+    FakePin.soft_only = True
+    try:
+        spec = board_file("esp32-devkitc")
+        spec.pop("display")
+        board = hw.esp32.Esp32Board(spec)
+        assert any("PCNT" in n for n in board.notices), board.notices
+    finally:
+        FakePin.soft_only = False
+
+
 def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hw):
     spec = board_file("pico-w")
     spec.pop("display")
@@ -419,6 +521,28 @@ def test_usb_line_reads_bytes_and_never_waits_to_write(hw):
     hw.room["ok"] = False
     assert board.serial_send(b"later") == 0  # no room: nothing written, the caller keeps it
     assert b"later" not in hw.line_out
+
+
+def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
+    """The Pico's line says writable only with room for a packet (patch 0002): a pass
+    writes up to SEND_PIECES_USB packets, asking before each, and stops at the first no."""
+    board = hw.rp2mod.Rp2Board({"board": "pico"})
+    long = bytes(range(200)) * 2
+    assert board.serial_send(long) == 4 * 64  # the CDC's 256-byte FIFO, a packet at a time
+    assert bytes(hw.line_out) == long[:256]
+    asked = []
+
+    def room():
+        asked.append(1)
+        return len(asked) <= 2  # room for two packets, then none
+
+    hw.room["ok"] = True
+    board._poll_out = FakePoll(room)
+    assert board.serial_send(long[256:]) == 128 and len(asked) == 3
+    assert bytes(hw.line_out) == long[:384]
+    assert board.serial_send(b"tail") == 0  # no room: nothing written
+    # The ESP32's UART polls writable whatever its FIFO holds: one packet a pass there.
+    assert hw.esp32.Esp32Board({"board": "esp32"}).send_pieces == 1
 
 
 def test_each_family_hands_over_its_flash_block_device(hw):

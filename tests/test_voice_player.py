@@ -81,6 +81,53 @@ def test_the_volume_is_an_i2s_shift():
     assert samples(i2s.out)[:count] == [v >> 1 for v in sox_samples("sweep")[:count]]
 
 
+def test_a_clip_made_ready_ahead_starts_without_opening_and_sends_the_same(monkeypatch):
+    """`prepare` opens the clip and decodes its first block at a quiet moment; `play` of
+    that clip then opens nothing and sends exactly what a cold start sends."""
+    clip = os.path.join(DATA, "sweep.wav")
+    cold = FakeI2S()
+    player = player_i2s.I2SPlayer(cold, 16000, volume=7)
+    player.play(clip)
+    cold.drain()
+    opened = []
+    warm = FakeI2S()
+    player = player_i2s.I2SPlayer(
+        warm, 16000, volume=7, opener=lambda *a: opened.append(a) or open(*a)
+    )
+    assert player.prepare(clip) and not player.busy() and warm.sizes == []  # nothing sent
+    assert player.prepare(clip) and len(opened) == 1  # already ready: nothing done again
+    assert player.play(clip) and player.busy() and len(opened) == 1
+    assert warm.sizes == [1010]  # the block made ready, sent at once
+    warm.drain()
+    assert warm.out == cold.out and warm.sizes == cold.sizes and player.error is None
+    # Anything else played meanwhile drops what was ready; so does a volume change.
+    assert player.prepare(clip)
+    player.set_volume(5)
+    assert player.play(clip) and len(opened) == 3  # opened again: not started from the old one
+
+
+def test_the_announcer_starts_the_next_call_from_what_it_made_ready():
+    from goclockfw.app.announcer import Announcer
+
+    a = Announcer()
+    assert a.load_pack(SOUNDS, "zh") is None
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, a.rate, volume=7)
+    a.set_player(player)
+    started = []
+    play = player.play
+    player.play = lambda what: started.append((what, player._ready == what)) or play(what)
+    a.prepare("5秒")
+    assert i2s.sizes == []
+    a.say("5秒", 0, 1000, 1000)
+    assert started == [(a.clip("5秒"), True)]  # the ready clip, started as it was
+    i2s.drain()
+    a.pump(2000)
+    a.prepare("5秒")  # the clip that just played is made ready again for next time
+    a.say("8秒", 0, 3000, 3000)  # not the one made ready: played the ordinary way
+    assert started[-1][1] is False
+
+
 def test_a_new_call_cuts_an_adpcm_clip_for_a_pcm_one(tmp_path):
     # A pack is one format, but the player takes any clip at its rate, one after another.
     i2s = FakeI2S()

@@ -17,6 +17,7 @@ the bytes are the same on CPython and MicroPython (no dict ordering, no json spa
 
 import json
 
+from goclockfw.bytesops import slices
 from goclockfw.core.timecontrol import SIDE_NAMES
 
 # The field that carries each kind's value; "value" for a kind not listed.
@@ -39,6 +40,7 @@ STATUS_KINDS = ("press", "adjust", "block")
 STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms", "points", "spent_ms")
 
 _HEX = b"0123456789abcdef"
+_ALL = slices[0:]  # made once: `line[0:]` would build a slice object each time
 
 
 def _json_str(s):
@@ -157,7 +159,7 @@ class EventWriter:
     def begin(self, kind, t, side=None):
         """Start an event: `{"event":kind,"t":t[,"side":...]` (no closing brace yet)."""
         line = self.line
-        line[0:] = b""  # empties it, keeping the allocation
+        line[_ALL] = b""  # empties it, keeping the allocation
         line.extend(b'{"event":')
         self.put_str(kind)
         line.extend(b',"t":')

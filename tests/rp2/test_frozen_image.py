@@ -51,3 +51,36 @@ def test_a_short_game(frozen):
     st = s.request("status")
     assert st["state"] == "running" and st["turn"] == "white" and st["moves"] == 1
     assert 3800 <= st["black"]["main_ms"] < 4000  # about 1.1 s of Black's 5 s are gone
+
+
+def test_a_host_that_stops_reading_for_2_s_never_blocks_the_loop(frozen):
+    """The host stops reading for 2 s while the clock runs and status events pour out: the
+    chip's USB writes find TinyUSB's FIFO full. The image says the line is writable only
+    with room for a packet (tools/rp2/patches/0002) and the loop writes a packet at most,
+    so no write waits (stock MicroPython: up to 500 ms a write, more for a stream write's
+    retries). A request sent meanwhile is answered once the host reads again."""
+    pico, s = frozen["pico"], frozen["s"]
+    if s.request("status")["state"] == "running":
+        s.request("pause")
+    s.request(
+        "config.set",
+        config={"time_control": {"type": "byoyomi", "main": 600, "periods": 3, "period": 30}},
+    )
+    s.request("reset")
+    assert s.request("press", side="white")["accepted"] is True  # Black's clock runs
+    assert s.request("watch", on=True)["on"] is True
+    s.run_for(0.5)
+    s.request("probe")  # the longest write counted from here
+    pico.host_reads(False)
+    rid = s.send("status")
+    s.run_for(2.0)
+    pico.host_reads(True)
+    st = s.reply(rid, timeout=5.0)
+    assert st["state"] == "running" and st["turn"] == "black"
+    p = s.request("probe")
+    figure(
+        "longest USB write while the host stopped reading 2 s, frozen image",
+        "%d us" % p["max_send_us"],
+    )
+    assert p["max_send_us"] <= 5000, p["max_send_us"]
+    assert s.request("watch", on=False)["on"] is False

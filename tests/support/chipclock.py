@@ -273,7 +273,7 @@ class ChipClock:
 
             def serial_send(data):
                 n = send(data)
-                if 0 < n < SEND_PIECE:
+                if n % SEND_PIECE:  # a short write: the host stops reading there
                     m.host_reads(False)
                     self.board.serial_send = send
                 return n

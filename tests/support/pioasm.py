@@ -1,7 +1,7 @@
 """A small assembler for the rp2.asm_pio language, so a board's PIO program runs in tests.
 
 On a board, MicroPython's `rp2.asm_pio` assembles a program written as a Python function
-(`jmp(pin, "label")`, `in_(x, 31)` ...). Here the same function is run with the names of
+(`jmp(pin, "label")`, `in_(x, 29)` ...). Here the same function is run with the names of
 the instructions it uses bound to this module's encoders, and the 16-bit words come out as
 the RP2040 datasheet gives them (section 3.4), for the `pioemu` emulator (PyPI:
 rp2040-pio-emulator). Only what the project's programs use is here: jmp, in, push, mov,

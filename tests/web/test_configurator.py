@@ -95,8 +95,10 @@ def test_configured_through_goclock_web_with_the_firmwares_own_checks(
     page.wait_for_function("document.querySelector('#state').textContent.startsWith('Running')")
     fw.wait(7_500)
     page.click("#press-black")
-    page.wait_for_function("document.querySelector('#black .big').textContent === '0:53'")
-    assert "White to move" in text(page, "#state")
+    # The move's status, not a once-a-second one sent before it (Black's clock then reads
+    # 0:53 too, while it still runs): the turn has passed to White.
+    page.wait_for_function("document.querySelector('#state').textContent.includes('White to move')")
+    assert text(page, "#black .big") == "0:53"
     assert page.get_attribute("#white", "class") == "side turn"
 
     # Pause, adjust White's main time, resume: the live view follows.
@@ -238,4 +240,68 @@ def test_the_simulated_clock_in_the_page_is_configured_the_same_way(browser_cont
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('#state').textContent.startsWith('Running')")
     assert text(page, "#black .big") == "1:00"
+    assert errors == []
+
+
+def stored_game_info(fw):
+    """The clock's game_info, asked through its bridge (goclock web holds its line)."""
+    from goclock.link import discovery
+
+    with discovery.connect(fw.port) as clock:
+        return clock.request("config.get")["config"]["game_info"]
+
+
+def netconfig_message(info):
+    """What the firmware's own check of the config's game_info says of `info`."""
+    from goclockfw.storage.netconfig import game_info_field
+
+    try:
+        game_info_field("game_info", info)
+    except ValueError as exc:
+        return str(exc)
+    raise AssertionError("accepted: %r" % info)
+
+
+def test_the_games_details_are_set_through_the_config_and_refusals_say_why(
+    browser_context, web, fw, artifacts
+):
+    page = connect_page(browser_context, web.url + "configurator.html")
+    errors = watch_errors(page)
+    assert page.input_value("#gi-event") == "" and page.input_value("#gi-table") == ""
+    for k, v in (("event", "Club Open"), ("round", "2"), ("table", "7"), ("black", "Lee")):
+        page.fill("#gi-" + k, v)
+    page.fill("#gi-handicap", "0")
+    page.click("#gi-set")
+    page.wait_for_function("document.querySelector('#gi-result').textContent !== ''")
+    assert text(page, "#gi-result").startswith("Saved on the clock")
+    want = {
+        "event": "Club Open",
+        "round": 2,
+        "table": 7,
+        "black": "Lee",
+        "white": None,
+        "handicap": 0,
+    }
+    assert stored_game_info(fw) == want
+
+    # A handicap the firmware refuses: its own message, and the stored details unchanged.
+    page.fill("#gi-handicap", "12")
+    page.click("#gi-set")
+    page.wait_for_function("document.querySelector('#gi-result').textContent.startsWith('Refused')")
+    message = netconfig_message({"handicap": 12})
+    assert message.startswith("game_info.handicap")
+    assert text(page, "#gi-result") == "Refused by the clock: " + message
+    assert page.get_attribute("#gi-result", "class") == "bad"
+    assert stored_game_info(fw) == want
+    page.screenshot(path=os.path.join(artifacts, "configurator-game-info.png"), full_page=True)
+
+    # Another page opened later shows what the clock holds; emptying a field clears it.
+    again = connect_page(browser_context, web.url + "configurator.html")
+    assert again.input_value("#gi-event") == "Club Open"
+    assert again.input_value("#gi-round") == "2" and again.input_value("#gi-black") == "Lee"
+    assert again.input_value("#gi-white") == "" and again.input_value("#gi-handicap") == "0"
+    again.fill("#gi-black", "")
+    again.click("#gi-set")
+    again.wait_for_function("document.querySelector('#gi-result').textContent !== ''")
+    assert stored_game_info(fw)["black"] is None
     assert errors == []

@@ -13,6 +13,9 @@ What it adds to rp2040py:
   with 0 bytes when the host has nothing to send, so the chip takes a USB interrupt every
   ~10 us and never idles (half its cycles go into TinyUSB). `_NakHost` holds an armed OUT
   transfer until there are bytes for it, as a real host does.
+- A host that stops reading (`host_reads(False)`): the chip's IN transfers on the CDC data
+  endpoint wait armed, as a real host's NAKs leave them, until it reads again (rp2040py
+  takes every one at once).
 - Flash counters: every sector erase and page program the chip issues (`FlashCounter`).
 - A littlefs image of the Pico's storage made from a directory tree, with the geometry
   MicroPython's rp2 port uses (`make_fs`), and the image read back after a run (`fs_image`)
@@ -35,6 +38,7 @@ from rp2040py.device.bootrom import BOOTROM_B1
 from rp2040py.device.load_flash import load_uf2
 from rp2040py.execute_batch import execute_batch
 from rp2040py.memory_map import FLASH_START_ADDRESS
+from rp2040py.peripherals.usb import EP0_IN_BUFFER_CONTROL, USB_BUF_CTRL_AVAILABLE
 from rp2040py.simulator import Simulator
 from rp2040py.usb.cdc import USBCDC
 from rp2040py.utils.logging import ConsoleLogger, LogLevel
@@ -197,6 +201,47 @@ class _NakHost:
         self.usb.endpoint_read_done(endpoint, chunk)
 
 
+class _HostReads:
+    """The host side of the CDC data IN endpoint: reading, or not.
+
+    rp2040py completes an IN transfer as soon as the chip arms it. While `reading` is
+    False an armed transfer waits instead (the buffer stays AVAILABLE, as when a real host
+    NAKs the IN tokens because its application stopped reading and its buffers are full);
+    reading again completes the waiting ones in order. EP0 and OUT are not touched.
+    """
+
+    def __init__(self, cdc):
+        self.cdc = cdc
+        self.usb = cdc.usb
+        self.reading = True
+        self.waiting = []  # buffer-control offsets of IN transfers armed while not reading
+        self._orig = self.usb.dpram_updated
+        self.usb.dpram_updated = self._updated
+
+    def _in_control(self):
+        ep = self.cdc._in_endpoint
+        return EP0_IN_BUFFER_CONTROL + 8 * ep if ep > 0 else None
+
+    def _updated(self, offset, value):
+        if (
+            not self.reading
+            and value & USB_BUF_CTRL_AVAILABLE
+            and offset == self._in_control()
+            and offset not in self.waiting
+        ):
+            self.waiting.append(offset)
+            return
+        self._orig(offset, value)
+
+    def set_reading(self, reading):
+        self.reading = reading
+        if reading:
+            dpram = self.usb.rp2040.usb_dpram
+            waiting, self.waiting = self.waiting, []
+            for offset in waiting:
+                self._orig(offset, int.from_bytes(bytes(dpram[offset : offset + 4]), "little"))
+
+
 class Pico:
     """One emulated Pico: a UF2 image in flash, a littlefs storage region, the USB serial.
 
@@ -216,6 +261,7 @@ class Pico:
             self.mcu.flash[FS_START:FLASH_SIZE] = fs
         self.cdc = USBCDC(self.mcu.usb_ctrl)
         self.host = _NakHost(self.cdc)
+        self._host_in = _HostReads(self.cdc)
         self.flash = FlashCounter(self.mcu.ssi)
         self.host.on_deliver = self._on_deliver
         self.delivered = None  # (emulated ns, busy cycles) when bytes last reached the chip
@@ -294,6 +340,11 @@ class Pico:
     def write(self, data):
         """Send bytes to the chip over the USB serial line (delivered as the chip asks)."""
         self.host.write(bytes(data))
+
+    def host_reads(self, reading):
+        """The host reads the serial line (True: the default) or has stopped (False): the
+        chip's USB writes then find no room once TinyUSB's FIFO is full."""
+        self._host_in.set_reading(reading)
 
     def output(self):
         """The bytes the chip has sent since the last call."""

@@ -4,8 +4,9 @@ Every figure is in emulated time (rp2040py counts cycles at 125 MHz), so a run g
 same numbers on any machine; what they are worth against a real Pico: tools/rp2/README.md.
 
 (a) CPU of one press through the application: `time.ticks_us()` on the chip from
-    HostLine.feed taking the request to the reply handed to the USB serial (the test
-    probe, goclock_probe.py), and, from outside, the request's latency (bytes handed to
+    HostLine.feed taking the request to the reply (and any event it made) handed to the
+    USB serial, the loop's sleeps in between left out (the test probe, goclock_probe.py),
+    and, from outside, the request's latency (bytes handed to
     the chip -> reply back) with the cycles the chip executed meanwhile (reading the
     bytes, and the probe's own gc.mem_alloc() calls, ~8 ms each, fall in it).
 (b) bytes allocated by it: gc.mem_alloc() growth over the same span (the probe collects
@@ -18,12 +19,23 @@ same numbers on any machine; what they are worth against a real Pico: tools/rp2/
     model, FlashCounter in emu.py), per press and per idle window.
 (e) a period's start: the longest Session.step around the end of a byo-yomi period.
 (f) a press on the button's GPIO: the longest Session.step meanwhile, its allocation.
+(g) a loop pass: every pass of 3 s of a running clock under micropython.heap_lock()
+    (MemoryErrors counted), then gc.mem_alloc() growth over 3 s more; each pass's own CPU
+    (its sleep left out): the mean is a quiet pass.
+(h) a host that stops reading for 2 s (watch on, a clock running): the longest write of
+    the loop to the USB serial.
+Also: (a) with `watch` on (the status and event lines a press sends), and the time of a
+full gc.collect() with the firmware's heap as it is.
+
+Each figure is printed with its target (issue 20) and whether it is met, for the .mpy
+layout (as `goclock deploy` lays it out) and the frozen image, one after the other
+(`--layout` picks one).
 
 `--time MODULE:FUNC` (repeatable) profiles a press instead: the probe times those
 functions, and their calls and microseconds per press are printed.
 
-    python -m tools.rp2.measure [--image UF2] [--frozen] [--seconds 10] [--presses 6]
-        [--time MODULE:FUNC ...]
+    python -m tools.rp2.measure [--layout mpy|frozen|both] [--seconds 10] [--presses 6]
+        [--image UF2] [--frozen-image UF2] [--time MODULE:FUNC ...]
 """
 
 import argparse
@@ -103,7 +115,8 @@ def one_press(pico, s, side, settle=0.3):
     f1 = pico.flash.snapshot()
     p = s.request("probe")
     return {
-        "us": p["last_us"],
+        "us": p["last_cpu_us"],
+        "elapsed_us": p["last_us"],
         "alloc": p["last_alloc"],
         "latency_us": latency_us,
         "busy_us": busy_us,
@@ -112,27 +125,68 @@ def one_press(pico, s, side, settle=0.3):
     }
 
 
+LOOP_WINDOW_MS = 3000
+
+
+def pass_windows(s):
+    """(g): a heap-locked window of passes, then an allocation window (a clock runs)."""
+    out = {}
+    for mode in ("lock", "alloc"):
+        s.request("probe", **{mode + "_ms": LOOP_WINDOW_MS})
+        s.run_for(LOOP_WINDOW_MS / 1000 + 2.2)  # it starts and ends with a pass
+        p = s.request("probe")
+        out[mode] = p["window"]
+        if mode == "lock":
+            out["lock_trace"] = p["lock_trace"]
+    return out
+
+
+def host_stops(pico, s, seconds=2.0):
+    """(h): watch on, a clock running, the host reads nothing for `seconds`: the longest
+    write of the loop to the USB serial meanwhile."""
+    s.request("watch", on=True)
+    s.run_for(0.5)
+    s.request("probe")  # the longest write counted from here
+    pico.host_reads(False)
+    rid = s.send("status")
+    s.run_for(seconds)
+    pico.host_reads(True)
+    s.reply(rid, timeout=5.0)
+    p = s.request("probe")
+    s.request("watch", on=False)
+    s.run_for(0.5)
+    return {"us": p["max_send_us"]}
+
+
+def wait_prepared(pico, s, limit=90):
+    """Run until two seconds in a row erase nothing (the chunks' preparation is over)."""
+    quiet = 0
+    for _ in range(limit):
+        e0 = pico.flash.snapshot()["erases"]
+        s.run_for(1.0)
+        quiet = quiet + 1 if pico.flash.snapshot()["erases"] == e0 else 0
+        if quiet >= 2:
+            return
+
+
 def measure(image, files, seconds=10.0, presses=6, log=print):
     pico, s = boot(image, files)
     wall = time.monotonic()
     s.wait_ready(timeout=60)
     out = {"boot_s": pico.now_s}
-    out["heap_after_boot"] = s.request("probe")["mem_free"]
+    p0 = s.request("probe")
+    out["heap_after_boot"] = p0["mem_free"]
+    out["probe_bytes"] = p0["probe_bytes"]  # the probe's own heap: a deployed clock has none
+    # A fresh flash: the firmware prepares its log's chunks (SPARES_SETUP of them, once per
+    # flash, at quiet moments) before the first game. Counted from power-on (the boot's own
+    # writes included) to the last erase, apart from the idle figures.
+    log("booted in %.2f emulated s; preparing the log's chunks ..." % out["boot_s"])
+    wait_prepared(pico, s)
+    f = pico.flash.snapshot()
+    out["setup"] = {"erases": f["erases"], "programs": f["programs"], "s": pico.now_s}
     s.request("config.set", config={"time_control": TC})
     s.request("reset")
-    # A fresh flash: the firmware prepares its log chunks (SPARES_SETUP erases, once per
-    # flash, at quiet moments) before the first game. Counted apart from the idle figure.
-    # The first window is 2 s: the reset is said first (重新开局, 0.8 s), the erases wait.
-    log("booted in %.2f emulated s; preparing the log's chunks ..." % out["boot_s"])
-    out["setup"] = setup = idle_window(pico, s, 2.0)
-    setup["s"] = 2.0
-    while setup["erases"] and setup["s"] < 60:
-        w = idle_window(pico, s, 1.0)
-        if not w["erases"]:
-            break
-        setup["s"] += 1.0
-        setup["erases"] += w["erases"]
-        setup["programs"] += w["programs"]
+    wait_prepared(pico, s)  # the reset is said first (0.8 s), its erases wait for quiet
     log("idle, no game, %g s ..." % seconds)
     out["idle"] = idle_window(pico, s, seconds)
     s.request("press", side="white")  # Black's clock starts
@@ -144,7 +198,23 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
         out["presses"].append(one_press(pico, s, side))
         side = "white" if side == "black" else "black"
         s.run_for(0.5)
-    out["heap_in_game"] = s.request("probe")["mem_free"]
+    p = s.request("probe")
+    out["heap_in_game"] = p["mem_free"]
+    out["gc_us"] = p["gc_us"]
+    log("%d presses with watch on ..." % presses)
+    s.request("watch", on=True)
+    s.run_for(1.5)
+    out["watch_presses"] = []
+    for _ in range(presses):
+        out["watch_presses"].append(one_press(pico, s, side))
+        side = "white" if side == "black" else "black"
+        s.run_for(0.5)
+    s.request("watch", on=False)
+    s.run_for(0.5)
+    log("loop passes under heap_lock, then their allocation ...")
+    out["passes"] = pass_windows(s)
+    log("a host that stops reading for 2 s ...")
+    out["host_stops"] = host_stops(pico, s)
     log("%d presses of the buttons' pins ..." % presses)
     out["pin_presses"] = [pin_press(pico, s) for _ in range(presses)]
     log("clock running, %g s ..." % seconds)
@@ -221,74 +291,177 @@ def _median(xs):
     return xs[len(xs) // 2]
 
 
-def table(label, r):
-    ps = r["presses"]
-    rows = [
-        ("boot to first reply", "%.3f emulated s" % r["boot_s"]),
-        ("heap free after boot (gc.collect; gc.mem_free)", "%d B" % r["heap_after_boot"]),
-        ("heap free during a game", "%d B" % r["heap_in_game"]),
-        (
-            "(a) press CPU, feed -> reply (ticks_us)",
-            "median %d us, min %d, max %d" % (_median([p["us"] for p in ps]), min(p["us"] for p in ps), max(p["us"] for p in ps)),
+KB = 1024
+# The targets (issue 20), by layout where they differ: (limit, "max" or "min").
+TARGETS = {
+    "heap_after_boot": {"mpy": (160 * KB, "min"), "frozen": (200 * KB, "min")},
+    "press_us": (3000, "max"),
+    "press_alloc": (256, "max"),
+    "watch_press_us": (5000, "max"),
+    "pin_step_us": (2000, "max"),
+    "period_us": (2000, "max"),
+    "pass_lock_errors": (0, "max"),
+    "pass_alloc": (0, "max"),
+    "usb_write_us": (5000, "max"),
+}
+
+
+def figures(r):
+    """{key: (value, shown)}: what the table prints, from one layout's measurement."""
+    ps, ws, pins = r["presses"], r["watch_presses"], r["pin_presses"]
+    g = r["passes"]
+
+    def spread(xs, unit):
+        return "median %d %s, max %d" % (_median(xs), unit, max(xs))
+
+    work = g["alloc"]["work_us"] + g["lock"]["work_us"]
+    passes = g["alloc"]["passes"] + g["lock"]["passes"]
+    return {
+        "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
+        "heap_after_boot": (
+            r["heap_after_boot"],
+            "%d B (%d B without the probe's own %d B)"
+            % (r["heap_after_boot"], r["heap_after_boot"] + r["probe_bytes"], r["probe_bytes"]),
         ),
-        (
-            "    press latency, bytes in -> reply out",
+        "heap_in_game": (r["heap_in_game"], "%d B" % r["heap_in_game"]),
+        "press_us": (max(p["us"] for p in ps), spread([p["us"] for p in ps], "us")),
+        "latency": (
+            _median([p["latency_us"] for p in ps]),
             "median %d us (chip busy %d us of it)"
             % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
         ),
-        (
-            "(b) press allocation (gc.mem_alloc delta)",
-            "median %d B, min %d, max %d" % (_median([p["alloc"] for p in ps]), min(p["alloc"] for p in ps), max(p["alloc"] for p in ps)),
+        "press_alloc": (max(p["alloc"] for p in ps), spread([p["alloc"] for p in ps], "B")),
+        "watch_press_us": (
+            max(p["us"] for p in ws),
+            spread([p["us"] for p in ws], "us")
+            + "; elapsed median %d us" % _median([p["elapsed_us"] for p in ws]),
         ),
-        (
-            "    first boot: the log's chunks prepared",
-            "%d erases, %d programs in <= %g s" % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+        "watch_press_alloc": (max(p["alloc"] for p in ws), spread([p["alloc"] for p in ws], "B")),
+        "pin_step_us": (
+            max(p["us"] for p in pins),
+            spread([p["us"] for p in pins], "us")
+            + "; allocation median %d B" % _median([p["alloc"] for p in pins]),
         ),
-        (
-            "(f) press on the button pin: longest step",
-            "median %d us, max %d; allocation median %d B, max %d; flash %s"
-            % (
-                _median([p["us"] for p in r["pin_presses"]]),
-                max(p["us"] for p in r["pin_presses"]),
-                _median([p["alloc"] for p in r["pin_presses"]]),
-                max(p["alloc"] for p in r["pin_presses"]),
-                " ".join("%d/%d" % (p["erases"], p["programs"]) for p in r["pin_presses"]),
-            ),
-        ),
-        ("(c) idle CPU share, no game", "%.1f %%" % (100 * r["idle"]["cpu"])),
-        ("    idle CPU share, clock running", "%.1f %%" % (100 * r["running"]["cpu"])),
-        ("    idle CPU share, paused", "%.1f %%" % (100 * r["paused"]["cpu"])),
-        (
-            "(d) flash per press: erases, page programs",
-            "mean %.1f, %.1f (each press: %s)"
-            % (
-                sum(p["erases"] for p in ps) / len(ps),
-                sum(p["programs"] for p in ps) / len(ps),
-                " ".join("%d/%d" % (p["erases"], p["programs"]) for p in ps),
-            ),
-        ),
-        (
-            "(e) a period's start: longest Session.step",
+        "period_us": (
+            r["period"]["us"],
             "%d us (flash around it: %d erases, %d programs)"
             % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
         ),
-        (
-            "    flash per idle window: no game, running, paused",
-            ", ".join("%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")),
+        "pass_lock_errors": (
+            g["lock"]["errors"],
+            "%d MemoryErrors in %d passes" % (g["lock"]["errors"], g["lock"]["passes"]),
         ),
-    ]  # fmt: skip
-    print("\n%s" % label)
-    for what, value in rows:
-        print("  %-48s %s" % (what, value))
-    print("  (%.1f emulated s in %.0f wall s)" % (r["emulated_s"], r["wall_s"]))
-    if r["noise"]:
-        print("  chip printed: %s" % r["noise"][:5])
+        "pass_alloc": (
+            g["alloc"]["alloc"],
+            "%d B over %d passes" % (g["alloc"]["alloc"], g["alloc"]["passes"]),
+        ),
+        "quiet_pass_us": (
+            work // max(1, passes),
+            "mean %d us, longest %d us (%d passes)"
+            % (
+                work // max(1, passes),
+                max(g["alloc"]["max_work_us"], g["lock"]["max_work_us"]),
+                passes,
+            ),
+        ),
+        "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
+        "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
+        "setup": (
+            r["setup"]["erases"],
+            "%d erases, %d page programs, from power-on, done by %.0f s"
+            % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+        ),
+        "idle": (
+            r["idle"]["cpu"],
+            "%.1f / %.1f / %.1f %%"
+            % tuple(100 * r[k]["cpu"] for k in ("idle", "running", "paused")),
+        ),
+        "flash_press": (
+            0,
+            "mean %.1f erases, %.1f programs"
+            % (
+                sum(p["erases"] for p in ps) / len(ps),
+                sum(p["programs"] for p in ps) / len(ps),
+            ),
+        ),
+        "flash_idle": (
+            0,
+            ", ".join(
+                "%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")
+            ),
+        ),
+    }
+
+
+ROWS = (
+    ("boot_s", "boot to the first reply"),
+    ("heap_after_boot", "heap free after boot (gc.collect; gc.mem_free)"),
+    ("heap_in_game", "heap free during a game"),
+    ("press_us", "(a) a press over serial: CPU, feed -> reply out"),
+    ("latency", "    its latency, bytes in -> reply out"),
+    ("press_alloc", "(b) a press over serial: allocation"),
+    ("watch_press_us", "(a) with watch on: CPU, to the last event out"),
+    ("watch_press_alloc", "(b) the same with watch on: allocation"),
+    ("pin_step_us", "(f) a press on the pin: its longest step"),
+    ("period_us", "(e) a period's start: the longest step"),
+    ("pass_lock_errors", "(g) loop passes under heap_lock (clock running)"),
+    ("pass_alloc", "(g) loop passes: gc.mem_alloc growth, 3 s"),
+    ("quiet_pass_us", "(g) a quiet pass: its own CPU"),
+    ("usb_write_us", "(h) longest USB write, host stopped 2 s"),
+    ("gc_us", "a full gc.collect() in a game"),
+    ("setup", "first boot: the log's chunks prepared"),
+    ("idle", "(c) idle CPU: no game / running / paused"),
+    ("flash_press", "(d) flash per press"),
+    ("flash_idle", "(d) flash per 10 s: no game, running, paused"),
+)
+
+
+def target_of(key, kind):
+    t = TARGETS.get(key)
+    if isinstance(t, dict):
+        t = t[kind]
+    return t
+
+
+def verdict(value, target):
+    limit, kind = target
+    ok = value <= limit if kind == "max" else value >= limit
+    return ("<= " if kind == "max" else ">= ") + "%d" % limit, "met" if ok else "MISSED"
+
+
+def report(results):
+    """Print each figure for each layout measured, with its target and verdict; the count
+    of targets missed."""
+    missed = 0
+    for label, kind, r in results:
+        f = figures(r)
+        print("\n%s" % label)
+        for key, what in ROWS:
+            value, shown = f[key]
+            t = target_of(key, kind)
+            if t is None:
+                print("  %-50s %s" % (what, shown))
+                continue
+            limit, ok = verdict(value, t)
+            missed += ok != "met"
+            print("  %-50s %s  [target %s: %s]" % (what, shown, limit, ok))
+        print("  (%.1f emulated s in %.0f wall s)" % (r["emulated_s"], r["wall_s"]))
+        if r["passes"].get("lock_trace"):
+            print("  a locked pass allocated at: %s" % r["passes"]["lock_trace"].strip())
+        if r["noise"]:
+            print("  chip printed: %s" % r["noise"][:5])
+    print("\n%d target(s) missed" % missed)
+    return missed
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--image", help="UF2 (default: $GOCLOCK_RP2_IMAGE, else build.py's)")
-    ap.add_argument("--frozen", action="store_true", help="the frozen image, main.py only")
+    ap.add_argument("--layout", choices=("mpy", "frozen", "both"), default="both")
+    ap.add_argument("--frozen", action="store_true", help="the same as --layout frozen")
+    ap.add_argument("--image", help="plain UF2 (default: $GOCLOCK_RP2_IMAGE, else build.py's)")
+    ap.add_argument(
+        "--frozen-image", help="frozen UF2 (default: $GOCLOCK_RP2_FROZEN_IMAGE, else build.py's)"
+    )
     ap.add_argument("--seconds", type=float, default=10.0, help="emulated s per idle window")
     ap.add_argument("--presses", type=int, default=6)
     ap.add_argument(
@@ -298,22 +471,39 @@ def main(argv=None):
         help="profile a press instead: time this function (module:Class.method), repeatable",
     )
     args = ap.parse_args(argv)
-    if args.frozen:
-        image = args.image or os.environ.get("GOCLOCK_RP2_FROZEN_IMAGE")
-        image = image or build.build(os.path.join(REPO, "boards", "manifest.py"))
-        files, label = layout.frozen_firmware_files(), "frozen image (main.py on the storage)"
-    else:
-        image = args.image or os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
-        files, label = layout.firmware_files(), ".mpy layout (as goclock deploy)"
+    layouts = ("frozen",) if args.frozen else ("mpy", "frozen")
+    if args.layout != "both" and not args.frozen:
+        layouts = (args.layout,)
+    runs = []
+    for kind in layouts:
+        if kind == "frozen":
+            image = args.frozen_image or os.environ.get("GOCLOCK_RP2_FROZEN_IMAGE")
+            image = image or build.build(os.path.join(REPO, "boards", "manifest.py"))
+            files, label = layout_files("frozen"), "frozen image (main.py on the storage)"
+        else:
+            image = args.image or os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
+            files, label = layout_files("mpy"), ".mpy layout (as goclock deploy)"
+        runs.append((kind, image, files, label))
     if args.time:
+        _kind, image, files, _label = runs[0]
         r = profile(image, files, args.time, args.presses)
         for name in args.time:
             calls, us = r.get(name, (0, 0))
             print("  %-64s %5.1f calls %8.0f us" % (name, calls, us))
         return 0
-    r = measure(image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr))
-    table("%s, %s" % (label, os.path.basename(image)), r)
+    results = []
+    for kind, image, files, label in runs:
+        print("measuring the %s ..." % label, file=sys.stderr)
+        r = measure(
+            image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr)
+        )
+        results.append(("%s, %s" % (label, os.path.basename(image)), kind, r))
+    report(results)
     return 0
+
+
+def layout_files(kind):
+    return layout.frozen_firmware_files() if kind == "frozen" else layout.firmware_files()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ not delay "55秒"). Calls for the SAME tick are one announcement ("1分" then
 of the side that just moved. A call the loop reaches more than STALE_MS after
 its deadline (after a stall) is not spoken at all; it is in the game log anyway.
 
+The next call's clip can be made ready at a quiet moment before its deadline (`prepare`,
+told by the session the phrase the clock will say next): the deadline then only starts
+what is ready, in a fraction of a millisecond (audio/player_i2s.py).
+
 Playback never delays a press: presses are timed by interrupts (app/buttons.py)
 and the players stream from their own callbacks (audio/player_i2s.py) or from
 `pump`, which does a bounded step of work.
@@ -38,6 +42,7 @@ class Announcer:
     def __init__(self, player=None):
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
+        self._prepare = None  # its prepare(path), the same way
         self.clips = b""  # "phrase\tfile" lines of the voice pack
         self.base = ""  # its directory
         self.notices = {}  # notice -> phrase
@@ -54,6 +59,7 @@ class Announcer:
         self._qlen = 0
         self._group = None  # tick of the calls in the queue
         self._side = -1  # whose calls are playing
+        self._ready = None  # (phrase, clip path) made ready by `prepare`
         self.set_player(player)
 
     def load_pack(self, sounds_dir, voice):
@@ -82,6 +88,7 @@ class Announcer:
         manifest = phrases = None
         self.base = base
         self.clips = bytes(table)
+        self._ready = None
         for i in range(FAULTS):  # a new pack: its faults are news
             self._faults[i] = None
         self.notices = notices
@@ -89,8 +96,26 @@ class Announcer:
         self.pack = voice
         return None
 
+    def prepare(self, phrase):
+        """Make the clip of `phrase` ready to start (a quiet moment: nothing plays)."""
+        prepare = self._prepare
+        if phrase is None or prepare is None or self._qlen or self.player.busy():
+            return
+        ready = self._ready
+        if ready is not None and ready[0] == phrase:
+            if ready[1] is not None:
+                prepare(ready[1])  # at once when still ready (a notice may have played)
+            return
+        path = self.clip(phrase)
+        if path is None or not prepare(path):
+            path = None  # not again for this phrase: the call starts the slow way
+        self._ready = (phrase, path)
+
     def clip(self, phrase):
         """The path of the clip saying `phrase`, or None."""
+        ready = self._ready
+        if ready is not None and ready[0] == phrase and ready[1] is not None:
+            return ready[1]
         key = ("\n%s\t" % phrase).encode()
         i = self.clips.find(key)
         if i < 0:
@@ -158,6 +183,7 @@ class Announcer:
         if player is None:
             return
         clip = self.clip(phrase)
+        self._ready = None  # whatever was ready is started now, or dropped by play()
         if clip is not None:
             if player.play(clip):
                 return
@@ -194,4 +220,6 @@ class Announcer:
         if self.player is not None and self.player is not player:
             self.player.stop()
         self.player = player
+        self._ready = None
+        self._prepare = getattr(player, "prepare", None)  # a buzzer has nothing to prepare
         self._poll = getattr(player, "poll", None)

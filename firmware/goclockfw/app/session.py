@@ -64,7 +64,7 @@ class Session:
             ChunkPool(self.fs, board.flash), erase_running=board.erases_while_running
         )
         self.commands = Commands(self)
-        self.out = OutBuffer()
+        self.out = OutBuffer(board.serial_ring)
         self.protocol = Protocol(self.commands, self.out.put)
         self.line = HostLine(self.out, self.protocol, self._catch_up)
         self.records = Records(
@@ -352,6 +352,12 @@ class Session:
         up = self.upkeep
         if up.due(running, now):
             up.run(running, now)
+        elif running and not self.changed:
+            # A pass where nothing happened: the next period's call table built and the next
+            # call's clip made ready, so that their deadlines only take them (both at once
+            # when they already are: clock.prepare, announcer.prepare).
+            if not clock.prepare():
+                a.prepare(clock.next_phrase())
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
         ):

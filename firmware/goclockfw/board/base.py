@@ -34,6 +34,9 @@ Optional parts, with their defaults (what a board without the part does):
   watch_serial          set by the loop each pass: False while no request may be read
                         (replies would not fit, app/hostline.py), so a board whose `wait`
                         sleeps on the serial line sleeps on without it
+  serial_ring           6144: bytes of the serial output ring (app/outbuf.py), a reply's
+                        room (REPLY_ROOM, 2048) and the event lines the line lags behind by;
+                        a USB line that drains at full speed (the RP2040's) needs less
   erases_while_running  True; False where a press during a flash erase cannot be timed (the
                         ESP32's soft interrupts): a running game then erases only at its
                         reserve (storage/journal.py)
@@ -61,6 +64,11 @@ Optional parts, with their defaults (what a board without the part does):
 
 from goclockfw.app.buttons import EdgeRing
 
+# The output ring of a USB CDC line (the RP2040's): it drains a 64-byte packet at a time
+# while the host reads, so the event lines a watched press makes (~0.6 KB) leave in a few
+# ms; the ring holds a reply's room and that (3 KB of heap back, against a UART's 6 KB).
+USB_SERIAL_RING = 3072
+
 
 class Board:
     family = "base"
@@ -70,6 +78,7 @@ class Board:
     quit = False
     virtual = False  # ticks move only when a test or script says so (the desktop's option)
     watch_serial = True
+    serial_ring = 6144
     erases_while_running = True
     has_console = False
 

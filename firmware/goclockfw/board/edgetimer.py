@@ -7,13 +7,19 @@ player button gets one, running `edge_timer`: X counts down one step every two c
 whatever the program is doing (every path through it is a pair of instructions whose
 second one decrements X), so X is a clock. On each edge the machine pushes one word:
 
-    bit 31      which edge: 0 the button went down, 1 it came up (the pins pull up)
-    bits 30-0   the low 31 bits of X, two steps after the edge was sampled
+    bit 29      which edge: 0 the button went down, 1 it came up (the pins pull up)
+    bits 28-0   the low 29 bits of X, two steps after the edge was sampled
+
+Thirty bits, so that the word is a small int on a 32-bit port (31-bit signed there: up to
+2**30 - 1): reading it, and every sum the loop makes of it, allocates nothing. (A 32-bit
+word would be a long integer on the heap at each read.) The input shift register starts
+empty (the state machine's restart clears it) and every push empties it again, so the
+word is exactly the 30 bits shifted in since the last push.
 
 Pushing takes 8 cycles (0.4 ms) in which the pin is not looked at: a bounce inside them
 is not an edge of its own, so the words are presses and releases in turn.
 
-At 20 kHz a step is 100 us: the edge is known to 0.1 ms, the 31 bits wrap after 59 h.
+At 20 kHz a step is 100 us: the edge is known to 0.1 ms, the 29 bits wrap after 14.9 h.
 `EdgeClock` turns a word into the edge's tick (`time.ticks_ms()`), from the steps
 counted since a reference the loop moves forward on every pass. The machine's clock and
 the tick counter both come from the board's one crystal: they do not drift apart.
@@ -26,7 +32,8 @@ check still sees where the button is, later.
 FREQ = 20000  # state-machine clock: one count of X per 2 cycles = 100 us
 STEP_US = 1000000 * 2 // FREQ
 CAPTURE_STEPS = 2  # X is read two counts after the pin was sampled
-MASK31 = 0x7FFFFFFF
+COUNT_BITS = 29
+COUNT_MASK = (1 << COUNT_BITS) - 1  # 0x1FFFFFFF: a small int on a 32-bit port
 
 
 def edge_timer():
@@ -44,7 +51,7 @@ def edge_timer():
     in_(null, 1)  # noqa: F821  0: went down
     jmp(x_dec, "p1")  # noqa: F821
     label("p1")  # noqa: F821
-    in_(x, 31)  # noqa: F821
+    in_(x, 29)  # noqa: F821  COUNT_BITS
     jmp(x_dec, "p2")  # noqa: F821
     label("p2")  # noqa: F821
     push(noblock)  # noqa: F821
@@ -63,7 +70,7 @@ def edge_timer():
     in_(y, 1)  # noqa: F821  1: came up
     jmp(x_dec, "r2")  # noqa: F821
     label("r2")  # noqa: F821
-    in_(x, 31)  # noqa: F821
+    in_(x, 29)  # noqa: F821  COUNT_BITS
     jmp(x_dec, "r3")  # noqa: F821
     label("r3")  # noqa: F821
     push(noblock)  # noqa: F821
@@ -77,34 +84,34 @@ class EdgeClock:
     `start(now_us)` at the moment the machine starts (`start(now_us, steps)`: its count
     already at `steps`); `forward(now_us)` on every loop pass keeps the reference within
     reach of the us counter's wrap; `edge(word, now_ms, now_us)` -> (tick, pressed).
-    Small ints only: differences of 31-bit counts are taken modulo 2**31 and stay within
-    a pass's reach.
+    Small ints only (tests/rp2 runs a pass under micropython.heap_lock() on the chip):
+    counts are taken modulo 2**29 and a word's age stays within a pass's reach.
     """
 
     def __init__(self, ticks_add, ticks_diff):
         self._add = ticks_add
         self._diff = ticks_diff
         self.ref_us = 0  # a us tick ...
-        self.ref_steps = 0  # ... and the count (0..2**31) the machine had reached then
+        self.ref_steps = 0  # ... and the count (0..COUNT_MASK) the machine had reached then
 
     def start(self, now_us, steps=0):
         """The machine starts now (its count at `steps`: 0 as it sets X, tests start later)."""
         self.ref_us = now_us
-        self.ref_steps = steps & MASK31
+        self.ref_steps = steps & COUNT_MASK
 
     def forward(self, now_us):
         steps = self._diff(now_us, self.ref_us) // STEP_US
         if steps > 0:
-            self.ref_steps = (self.ref_steps + steps) & MASK31
+            self.ref_steps = (self.ref_steps + steps) & COUNT_MASK
             self.ref_us = self._add(self.ref_us, steps * STEP_US)
 
     def edge(self, word, now_ms, now_us):
         """The ms tick of the edge in `word`, and whether the button is down after it."""
         self.forward(now_us)
-        steps = (MASK31 - (word & MASK31)) - CAPTURE_STEPS  # counts done when sampled
-        back = (self.ref_steps - steps) & MASK31  # counts from the edge to the reference
-        if back > MASK31 // 2:
-            back -= MASK31 + 1  # the edge is newer than the reference (by a few counts)
+        steps = (COUNT_MASK - (word & COUNT_MASK)) - CAPTURE_STEPS  # counts done when sampled
+        back = (self.ref_steps - steps) & COUNT_MASK  # counts from the edge to the reference
+        if back > COUNT_MASK >> 1:
+            back -= COUNT_MASK + 1  # the edge is newer than the reference (by a few counts)
         age_us = self._diff(now_us, self.ref_us) + back * STEP_US
         tick = self._add(now_ms, -((age_us + 500) // 1000))
-        return tick, 0 if word >> 31 else 1
+        return tick, 0 if word >> COUNT_BITS else 1

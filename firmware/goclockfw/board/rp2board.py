@@ -22,8 +22,9 @@ import machine
 import rp2
 
 from goclockfw.app.buttons import ARBITER
+from goclockfw.board.base import USB_SERIAL_RING
 from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
-from goclockfw.board.mcu import McuBoard, load_board_file
+from goclockfw.board.mcu import SEND_PIECES_USB, McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
 SAMPLE_MS = 20  # BOOTSEL read this often while a clock runs; each read stalls the flash ~us
@@ -35,6 +36,8 @@ EDGE_SMS = (4, 5)
 
 class Rp2Board(McuBoard):
     family = "rp2"
+    serial_ring = USB_SERIAL_RING  # the USB CDC line drains at full speed (board/base.py)
+    send_pieces = SEND_PIECES_USB  # POLLOUT means a packet fits (tools/rp2/patches/0002)
 
     def __init__(self, spec):
         self._bootsel = False

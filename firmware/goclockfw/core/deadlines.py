@@ -53,7 +53,12 @@ class Planner:
             end = s.settings.period_ms - s.period_used
             end_kind = PERIOD_END
             if s.table_left != s.periods:
-                s.offsets, s.phrases = self.calls.period_calls(s.settings.period_ms, s.periods)
+                ms = s.settings.period_ms
+                if s.next_left == s.periods and s.next_ms == ms:
+                    s.offsets = s.next_offsets  # built ahead (prepare)
+                    s.phrases = s.next_phrases
+                else:
+                    s.offsets, s.phrases = self.calls.period_calls(ms, s.periods)
                 s.table_left = s.periods
             base = -s.period_used
             offsets = s.offsets
@@ -89,6 +94,23 @@ class Planner:
         # On one millisecond the calls come first, then the state change they announce.
         if self.offset is None or end < self.offset:
             self.set(end, end_kind, None)
+
+    def prepare(self, s):
+        """Build ahead the byo-yomi call table the running side `s` needs next: its first
+        period's while main time runs, else the next period's. True when it built one
+        (a quiet moment's work: `plan` at the period's start then only takes it)."""
+        if self.tc.kind != BYOYOMI:
+            return False
+        left = s.periods if s.main > 0 else s.periods - 1
+        ms = s.settings.period_ms
+        if left <= 0 or (s.next_left == left and s.next_ms == ms):
+            return False
+        if s.table_left == left and s.main > 0:
+            return False  # (the current table is that one)
+        s.next_offsets, s.next_phrases = self.calls.period_calls(ms, left)
+        s.next_left = left
+        s.next_ms = ms
+        return True
 
     def plan_late(self, at):
         """A late side's forfeit at offset `at`, if it comes before the planned deadline."""

@@ -90,6 +90,26 @@ class GameClock:
             return None
         return ticks_add(self._seg_start, self._next.offset)
 
+    def next_phrase(self):
+        """The phrase the running side's next deadline will say first, or None: the call
+        planned next, or "byo-yomi begins" when main time is about to run out into
+        periods (what the announcer may make ready ahead)."""
+        n = self._next
+        if self.state != RUNNING or n.offset is None:
+            return None
+        if n.kind == CALL:
+            return n.value
+        if n.kind == MAIN_END and self.tc.kind == BYOYOMI and self.sides[self.turn].periods > 0:
+            return self.calls.byoyomi_start
+        return None
+
+    def prepare(self):
+        """Quiet-time work for the running side's next period: its call table built ahead
+        (core/deadlines.py: Planner.prepare). True when something was built."""
+        if self.state != RUNNING:
+            return False
+        return self._next.prepare(self.sides[self.turn])
+
     def side_status(self, side, now, into=None):
         """One side's time as of `now` (after `advance(now)`), as a dict: a new one, or
         `into` filled (the clock's `status_buf[side]`: the log and the event line of a

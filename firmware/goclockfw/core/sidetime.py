@@ -62,6 +62,13 @@ class SideTime:
         self.table_left = -1
         self.offsets = ()
         self.phrases = ()
+        # The table this side needs next (its first period while in main time, else the
+        # one after this), built ahead at a quiet moment (Planner.prepare): a period's
+        # start then builds nothing. For `next_left` periods left of `next_ms` each.
+        self.next_left = -1
+        self.next_ms = 0
+        self.next_offsets = ()
+        self.next_phrases = ()
 
     def in_main(self, tc):
         """Is this side's main time what runs (rather than a period or a block)?"""

@@ -299,14 +299,20 @@ class DesktopBoard(Board):
     def serial_send(self, data):
         """Write what the line takes now, without waiting; the count written."""
         if self.chip is not None:  # as the chip's board writes: board/mcu.py's serial_send
-            from goclockfw.desktop.chipboard import SEND_PIECE
+            from goclockfw.desktop.chipboard import SEND_PIECE, SEND_PIECES_USB
 
             n = len(data)
-            if self.chip.serial_ready():
-                data = data[: self.chip.serial_write(n if n < SEND_PIECE else SEND_PIECE)]
-            else:
-                data = data[:0]
-            self._cut = len(data) < n
+            sent = 0
+            for _ in range(SEND_PIECES_USB if self.chip.pio else 1):  # the RP2040's several
+                if not self.chip.serial_ready():
+                    break
+                k = n - sent if n - sent < SEND_PIECE else SEND_PIECE
+                took = self.chip.serial_write(k)
+                sent += took
+                if took < k or sent >= n:
+                    break
+            data = data[:sent]
+            self._cut = sent < n
         if self._serial is None:
             return len(data)  # no line: the bytes go nowhere, as on a board without a host
         try:

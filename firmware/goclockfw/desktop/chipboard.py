@@ -3,16 +3,19 @@
 What the loop asks of an RP2040 or ESP32 board, with nothing of `machine`: ticks and
 sleeps from the model (desktop/chipmodel.py), button edges and levels from its scripted
 inputs, the serial line written as McuBoard.serial_send writes it (only when the line polls
-writable, SEND_PIECE bytes at most), the loop's wake-up period of a board whose buttons do
-not wake it, and an SSD1306 whose I2C transfers the model charges (`ModelDisplay`).
+writable, SEND_PIECE bytes at a time, up to the board's send_pieces a pass), the loop's
+wake-up period of a board whose buttons do not wake it, and an SSD1306 whose I2C transfers the model charges (`ModelDisplay`).
 Tests and `make bench` give the loop their own session (Loop(board, session)); requests
 from a host come from `reader`, a callable returning bytes or None.
 """
 
-from goclockfw.board.base import Board
+from goclockfw.app.buttons import DEBOUNCE_MS
+from goclockfw.board.base import USB_SERIAL_RING, Board
+from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
+SEND_PIECES_USB = 4  # board/mcu.py's: the RP2040 writes up to this many pieces a pass
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
 WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep
@@ -24,11 +27,17 @@ class ChipBoard(Board):
     def __init__(self, chip, ring, t0_ms=0, erase_max=False, display=False):
         Board.__init__(self)
         self.name = chip
+        self.send_pieces = 1
+        if chip == "rp2040":
+            self.serial_ring = USB_SERIAL_RING  # board/rp2board.py's
+            self.send_pieces = SEND_PIECES_USB
         self.ring = ring  # the model's: it puts the edges it times there
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
         self.display = ModelDisplay(self.model) if display else None
         self.reader = lambda: None
         self._held = bytearray(3)
+        self._counted = [0, 0, 0]  # each pulse counter's count when `erasing` began
+        self._erase_from = 0
         self.kbd = None
         self.led = 0
 
@@ -37,20 +46,32 @@ class ChipBoard(Board):
 
     def erasing(self, on):
         """board/esp32board.py's: the button interrupts off while the flash may erase, then
-        a pin whose level changed is recorded, the others armed again (RP2040: nothing)."""
+        a pin whose level changed is recorded, a tap its pulse counter counted meanwhile is a
+        press a debounce window before the end (not before the start) and a release at the
+        end, and the others are armed again (RP2040: nothing)."""
         m = self.model
         if m.pio:
             return
         held = self._held
+        now = m.tick()
+        if on:
+            self._erase_from = now
         for ch in range(3):
             if on:
                 if m._armed[ch]:
+                    self._counted[ch] = m.pcnt[ch]  # the counter set to 0
                     m._armed[ch] = 0
                     held[ch] = 1 + m._levels[ch]
             elif held[ch]:
                 level = m._levels[ch]
                 if level != held[ch] - 1:
-                    self.ring.put(ch, m.tick(), level)
+                    self.ring.put(ch, now, level)
+                elif level == 0 and m.pcnt[ch] != self._counted[ch]:
+                    at = ticks_add(now, -DEBOUNCE_MS)
+                    if ticks_diff(at, self._erase_from) < 0:
+                        at = self._erase_from
+                    self.ring.put(ch, at, 1)
+                    self.ring.put(ch, now, 0)
                 else:
                     m._armed[ch] = 1
                 held[ch] = 0
@@ -73,12 +94,19 @@ class ChipBoard(Board):
 
     def serial_send(self, data):
         m = self.model
-        if not m.serial_ready():
-            return 0
-        n = len(data)
-        if n > SEND_PIECE:
-            n = SEND_PIECE
-        return m.serial_write(n)
+        total = len(data)
+        sent = 0
+        for _ in range(self.send_pieces):  # McuBoard.serial_send's writes
+            if not m.serial_ready():
+                break
+            n = total - sent
+            if n > SEND_PIECE:
+                n = SEND_PIECE
+            took = m.serial_write(n)
+            sent += took
+            if took < n or sent >= total:
+                break
+        return sent
 
     def kbd_intr(self, enable):
         self.kbd = bool(enable)

@@ -17,7 +17,8 @@ and the I2S's "buffer taken" interrupt (ModelI2S). An edge is stamped as the chi
 it: RP2040 player buttons by PIO (the exact tick, whatever the CPU does; 8 words a FIFO,
 read by the loop's `poll_inputs`, more are lost); ESP32 buttons by a soft handler that
 reads ticks_ms() when it runs: at once when idle, at the end of a window otherwise,
-through the scheduler's queue of 8, which drops what does not fit. After its first edge
+through the scheduler's queue of 8, which drops what does not fit; and each ESP32 button's
+pulse counter counts its presses in hardware meanwhile (`pcnt`). After its first edge
 an ESP32 pin is disarmed until the loop reads the ring, as board/mcu.py does, and the
 loop's sleep ends within a slice once an edge waits (board/esp32board.py's wait).
 
@@ -55,6 +56,9 @@ class ChipModel:
         self._levels = bytearray(3)  # 1 while pressed
         self._armed = bytearray(b"\x01\x01\x01")  # ESP32: the pin's soft interrupt is on
         self._fifo = [[], [], []]  # RP2040: PIO words not read yet, as (tick, level)
+        # ESP32: each button's pulse counter (esp32.PCNT): falling edges (presses), counted
+        # in hardware whatever the CPU does (board/esp32board.py reads it around an erase).
+        self.pcnt = [0, 0, 0]
         self._sched = []  # handlers waiting for a window's end: (kind, channel)
         self._pass_at = 0
         # The figures.
@@ -169,6 +173,8 @@ class ChipModel:
 
     def _edge(self, t, ch, level, mode):
         self._levels[ch] = level
+        if level and not self.pio:
+            self.pcnt[ch] += 1
         if self.pio:
             if ch == ARBITER:
                 return  # BOOTSEL: no interrupt, the loop samples it
@@ -261,7 +267,8 @@ class ChipModel:
             self._line.used = 0
 
     def serial_ready(self):
-        """select.poll's POLLOUT on the console: room for a byte (USB) or always (UART)."""
+        """select.poll's POLLOUT on the console: room for a packet (USB, goclock's image) or
+        always (UART)."""
         return self._line.ready(self.us)
 
     def serial_write(self, n):
@@ -289,9 +296,11 @@ class _Line:
     def __init__(self, c):
         self.usb = c["serial"] == "usb_cdc"
         self.size = c["tx_fifo"]
+        self.pollout_room = 1
         if self.usb:
             self.byte_ns = 1000000 // c["usb_packet"]  # a packet a 1 ms frame
             self.timeout_us = c["usb_timeout_us"]
+            self.pollout_room = c["usb_pollout_room"]
         else:
             self.byte_ns = 10 * 1000000000 // c["baud"]
         self.reading = True
@@ -315,7 +324,7 @@ class _Line:
 
     def ready(self, us):
         self.update(us)
-        return not self.usb or self.used < self.size
+        return not self.usb or self.size - self.used >= self.pollout_room
 
     def write(self, us, n):
         self.update(us)

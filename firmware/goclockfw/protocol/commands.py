@@ -66,6 +66,7 @@ import json
 from goclockfw.core.timecontrol import SIDE_NAMES
 from goclockfw.events import EventWriter
 from goclockfw.protocol import shapes, strictjson
+from goclockfw.protocol.jsonstring import know
 from goclockfw.protocol.lineread import OVERLONG, LineReader
 from goclockfw.protocol.reqargs import (
     RequestError,
@@ -84,6 +85,9 @@ from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 PROTOCOL_VERSION = 3
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
+# Keys and values requests carry, besides the command names: read as these very strings.
+_WORDS = ("id", "cmd", "side", "on", "game", "offset", "length", "preset", "config")
+_WORDS += ("presets", "main", "periods", "period", "moves", "black", "white")
 
 
 def _dumps(obj):
@@ -133,6 +137,7 @@ class Protocol:
             "result": self._result,
             "arbiter.ack": self._arbiter_ack,
         }
+        know(tuple(self._cmds) + _WORDS)
 
     # -- input -----------------------------------------------------------
 

@@ -6,12 +6,25 @@ well-formed sequences (table 3-7): no overlong forms, no surrogates, nothing abo
 U+10FFFF, no cut sequences; a `\\u` escape of a lone surrogate is refused too, a pair is
 joined. A string with escapes is rebuilt as UTF-8 in a bytearray, then decoded once.
 The index after the closing quote goes to END[0], not into a tuple: a request's strings
-allocate nothing but themselves (and nothing at all when the text is a known name).
+allocate nothing but themselves, and nothing at all when the text is a known name (`know`).
 """
 
 from array import array
 
+from goclockfw.bytesops import hash_of, plain, same
+
 END = array("i", [0])  # where the last string read ended (the byte after its quote)
+_KNOWN = {}  # hash of a name's bytes -> (the name, its bytes): `know`
+
+
+def know(names):
+    """Strings read later whose text is one of `names` (ASCII) are these very str objects:
+    a request's keys, command names and sides allocate nothing (MicroPython 1.25 would
+    build a slice and a bytes object for each, even when the str itself is interned).
+    A name whose hash another one already has is simply not known."""
+    for name in names:
+        b = name.encode()
+        _KNOWN.setdefault(hash_of(b, 0, len(b)), (name, b))
 
 
 class JSONError(ValueError):
@@ -134,18 +147,25 @@ def string(data, i, n):
     gets it from the heap on every call in MicroPython; the rare strings (escapes,
     UTF-8) go to `_string`."""
     i += 1
-    # Most strings are plain ASCII up to the next quote: checked with C loops (find, min,
-    # max), not byte by byte in Python, which is slow on a microcontroller.
+    # Most strings are plain ASCII up to the next quote: checked by a viper loop (and
+    # `find`), not byte by byte in bytecode, which is slow on a microcontroller.
     j = data.find(b'"', i)
     if j > i:
-        seg = data[i:j]
-        if min(seg) >= 0x20 and max(seg) < 0x80 and data.find(b"\\", i, j) < 0:
+        if plain(data, i, j):
             END[0] = j + 1
-            return str(seg, "ascii")
+            return _plain(data, i, j)
     elif j == i:
         END[0] = j + 1
         return ""
     return _string(data, i, n)
+
+
+def _plain(data, i, j):
+    # A known name is its own str object (`know`); any other plain text is sliced out.
+    known = _KNOWN.get(hash_of(data, i, j))
+    if known is not None and len(known[1]) == j - i and same(data, i, known[1], j - i):
+        return known[0]
+    return str(data[i:j], "ascii")
 
 
 def _string(data, i, n):

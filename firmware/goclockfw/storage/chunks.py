@@ -29,6 +29,7 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
+from goclockfw.bytesops import copy, fill
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"
@@ -200,26 +201,14 @@ class ChunkPool:
             n = len(data)
         block = self.blocks[i]
         page = self._page
-        base = offset - offset % PAGE
-        start = offset - base
         first = 1 if lead >= 0 else 0
-        if start + first + n <= PAGE and n == len(data):
-            # The usual record: one page, the whole buffer: copied in place, no allocation.
-            page[0:PAGE] = _BLANK
-            if first:
-                page[start] = lead
-            page[start + first : start + first + n] = data
-            self.bdev.writeblocks(block, page, base)
-            self.programs += 1
-            return
-        view = memoryview(data)
         done = -first  # bytes of data programmed (-1: the lead byte is still to come)
-        while done < n:
+        while done < n:  # page by page (the usual record: one page), copied in place
             at = offset + first + done
             base = at - at % PAGE
             start = at - base
             count = PAGE - start
-            page[0:PAGE] = _BLANK  # in place: copies, allocates nothing
+            fill(page, 0, PAGE, 0xFF)  # an erased page: programming it changes nothing
             if done < 0:
                 page[start] = lead
                 done = 0
@@ -227,7 +216,7 @@ class ChunkPool:
                 count -= 1
             if count > n - done:
                 count = n - done
-            page[start : start + count] = view[done : done + count]
+            copy(page, start, data, done, count)
             self.bdev.writeblocks(block, page, base)
             self.programs += 1
             done += count

@@ -48,6 +48,7 @@ cleared by a mark in its first part before its parts are struck out, which a boo
 finishes). The table of them is in docs/storage.md.
 """
 
+from goclockfw.bytesops import copy, int_to4
 from goclockfw.storage.chunks import _BLANK, HEADER_LEN, PAGE
 from goclockfw.storage.logline import LineBuilder, check_line, claimed
 
@@ -176,7 +177,7 @@ class Journal:
         self.moves_since_snapshot = 0
         self._chunk = -1  # chunk of the part being written
         self._off = 0  # next byte to write in it
-        self._crc = 0  # chain: checksum of the last record written
+        self._crc = bytearray(4)  # chain: checksum of the last record written (4 bytes, LE)
         self._head_crc = 0  # the chain value the game's first kept record follows
         self._t = 0  # game time of the record being written
         self.last_t = 0  # game time of the last record written
@@ -357,7 +358,7 @@ class Journal:
             except OSError:
                 pass  # ids then come from the chunks alone
             part = 0
-            self._crc = 0
+            int_to4(0, self._crc)
             self._head_crc = 0
             self._records = 0
             self._done = []
@@ -366,7 +367,7 @@ class Journal:
             scan = self.scan(gid)
             parts = self.games.get(gid, {})
             part = max(parts) + 1 if parts else 0
-            self._crc = scan.crc
+            int_to4(scan.crc, self._crc)
             self._head_crc = scan.cut_from
             self._records = scan.records
             self._done = list(scan.parts)
@@ -390,7 +391,7 @@ class Journal:
         self.part = part
         self._chunk = i
         self._off = self._line_end = DATA_AT
-        self._crc = 0
+        int_to4(0, self._crc)
         self._records = 0
         self._done = []
         self._done_size = 0
@@ -467,7 +468,7 @@ class Journal:
     def _append(self, kind):
         lines = self._lines
         line = lines.line
-        crc = lines.seal(self._crc)
+        lines.seal(self._crc)  # the new checksum in lines.sealed: chained once written
         n = len(line)
         lead = 1 if self._marks else 0  # close the open mark line first
         essential = kind in ESSENTIAL or kind in ESSENTIAL2
@@ -510,7 +511,7 @@ class Journal:
             return False
         self._off += n
         self._line_end = self._off
-        self._crc = crc
+        copy(self._crc, 0, lines.sealed, 0, 4)
         self.last_t = self._t
         self._records += 1
         self._marks = 0

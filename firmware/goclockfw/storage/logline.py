@@ -19,11 +19,13 @@ preallocated buffer, so a press or a call allocates nothing. See docs/storage.md
 import binascii
 import json
 
+from goclockfw.bytesops import crc32, int_from4, int_to4, slices
 from goclockfw.events import VALUE_FIELDS as VALUE_FIELDS  # re-exported for the host
 from goclockfw.events import EventWriter
 
 _TAIL = b',"c":"'  # then 8 hex digits and '"}': 16 bytes in all
 _HEX = b"0123456789abcdef"
+_LAST = slices[-1:]  # the closing brace (a slice made once: `line[-1:]` makes one each time)
 
 
 def crc(data, prev):
@@ -154,24 +156,40 @@ def verify_bytes(data):
 
 
 class LineBuilder(EventWriter):
-    """Builds record lines: an event (events.EventWriter) sealed with its chained checksum."""
+    """Builds record lines: an event (events.EventWriter) sealed with its chained checksum.
+
+    The chain's checksums are 32-bit values, kept as 4 bytes (little-endian: bytesops)
+    and never as ints: a 32-bit int is a long integer on the heap of a 32-bit port."""
+
+    def __init__(self, size=256):
+        super().__init__(size)
+        self.sealed = bytearray(4)  # the checksum of the line `seal` made last
 
     def seal(self, prev):
-        """Turn the event in `line` into a record line chained to `prev`; return its checksum."""
+        """Turn the event in `line` into a record line chained to `prev` (4 bytes, the
+        checksum before it); its own checksum goes to `sealed`."""
         line = self.line
-        c = crc(line, prev)  # of the text `{...}`, closing brace included
-        line[len(line) - 1 :] = b""
+        out = self.sealed
+        crc32(line, len(line), prev, out)  # of the text `{...}`, closing brace included
+        line[_LAST] = b""
         line.extend(_TAIL)
-        self.put_hex32(c)
+        k = 3
+        while k >= 0:  # 8 lowercase hex digits, most significant first
+            b = out[k]
+            line.append(_HEX[b >> 4])
+            line.append(_HEX[b & 15])
+            k -= 1
         line.extend(b'"}\n')
-        return c
 
     def build(self, prev, kind, t, side=None, value=None, extra=None):
-        """Make `line` the record chained to `prev`; return its checksum.
+        """Make `line` the record chained to `prev` (an int); return its checksum (an int).
 
         `value` goes under the kind's field name (events.VALUE_FIELDS, else "value");
         `extra` is a dict or a list of (key, value) pairs. Raises TypeError (or
         ValueError) for a value json cannot write.
         """
         self.event(kind, t, side, value, extra)
-        return self.seal(prev)
+        before = bytearray(4)
+        int_to4(prev, before)
+        self.seal(before)
+        return int_from4(self.sealed)

@@ -114,6 +114,7 @@ async function loadConfig() {
     for (const v of new Set([...(info.voices || []), c.voice])) voice.add(new Option(v, v, false, v === c.voice));
     $("buttons-left").value = (c.buttons && c.buttons.left) || "black";
     $("tc-json").value = JSON.stringify(c.time_control);
+    showGameInfo(c.game_info);
     check();
   }
   const pr = await link.request("presets.get");
@@ -127,6 +128,32 @@ async function loadConfig() {
     sel.add(new Option(`${i + 1}. ${p.name}${text ? " — " + text : ""}`, String(i)));
     reset.add(new Option(`preset ${i + 1}: ${p.name}`, String(i + 1)));
   }
+}
+
+// The game's details: the config's game_info, every field null when not known. The
+// clock checks them (storage/netconfig.py); its message is shown as it gives it.
+const INFO_TEXT = ["event", "black", "white"];
+const INFO_INT = ["round", "table", "handicap"];
+
+function showGameInfo(info) {
+  for (const k of [...INFO_TEXT, ...INFO_INT]) {
+    const v = info ? info[k] : null;
+    $("gi-" + k).value = v == null ? "" : String(v);
+  }
+}
+
+function gameInfoFromPage() {
+  // Numbers as typed (a browser's number field gives "" for what is not a number: such a
+  // field is sent as text so that the clock refuses it in its own words).
+  const info = {};
+  for (const k of INFO_TEXT) info[k] = $("gi-" + k).value.trim() || null;
+  for (const k of INFO_INT) {
+    const el = $("gi-" + k);
+    const v = el.value.trim();
+    if (v !== "") info[k] = Number(v);
+    else info[k] = el.validity && el.validity.badInput ? "not a number" : null;
+  }
+  return info;
 }
 
 let checking = 0;
@@ -200,6 +227,12 @@ function wire() {
     };
     const r = await link.request("config.set", { config });
     result("settings-result", r, "Saved on the clock.");
+  });
+  $("gi-set").addEventListener("click", async () => {
+    const r = await link.request("config.set", { config: { game_info: gameInfoFromPage() } });
+    if (result("gi-result", r, "Saved on the clock: in the next game's first record.")) {
+      if (r.config && r.config.game_info) showGameInfo(r.config.game_info);
+    }
   });
   const action = (id, cmd, args, text) =>
     $(id).addEventListener("click", async () => {

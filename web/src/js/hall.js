@@ -1,8 +1,10 @@
 // The hall view: every clock of a hall live, from the broker over MQTT on WebSockets
-// (MQTT.js, shipped in vendor/mqtt). The topics are the hall's: goclock/v1/<hall>/<clock>/
-// online (retained), state (retained), event, and arbiter and result once the network
-// firmware publishes them. A message that cannot be read is counted and skipped: nothing a
-// clock or anyone on the broker sends can stop this page.
+// (MQTT.js, shipped in vendor/mqtt). The topics are docs/hall.md's, as the firmware
+// publishes them under goclock/v1/<hall>/<clock>/: online and state (retained), event,
+// log/<game> (slices of the game's log: the result records come from there), arbiter
+// (retained: a player's call until it is answered), reply (to what this page sends on
+// cmd: arbiter.ack, when the page has an arbiter login). A message that cannot be read is
+// counted and skipped: nothing a clock or anyone on the broker sends can stop this page.
 //
 // hall.html?broker=ws://host:9001/&hall=club-open connects at once (a hall's screen).
 
@@ -12,9 +14,16 @@ import { left, used } from "./timefmt.js";
 const $ = (id) => document.getElementById(id);
 const ROOT = "goclock/v1";
 const NAME = /^[a-z0-9_-]{1,32}$/;
-const clocks = new Map(); // name -> {online, state, at (ms when the state came)}
+// name -> {online, state, at (ms when the state came), call (the arbiter topic's message
+// while calling, else null), acking (an ack sent, no reply yet), note (the last reply's
+// refusal), results (game -> {rec, result, by}: the last result record of each game)}
+const clocks = new Map();
 let client = null;
+let hallName = "";
+let arbiter = false; // the page has an arbiter login: it may send arbiter.ack
 let unreadable = 0;
+let nextId = 1;
+const asked = new Map(); // request id -> clock name
 window.goclockHall = { clocks, get unreadable() { return unreadable; } };
 
 function say(text, bad = false) {
@@ -23,7 +32,9 @@ function say(text, bad = false) {
 }
 
 function entry(name) {
-  if (!clocks.has(name)) clocks.set(name, { online: null, state: null, at: 0 });
+  if (!clocks.has(name)) {
+    clocks.set(name, { online: null, state: null, at: 0, call: null, acking: false, note: "", results: new Map() });
+  }
   return clocks.get(name);
 }
 
@@ -44,7 +55,7 @@ function sideTime(s, running, elapsed) {
 function card(name, c) {
   const st = c.state || {};
   const li = document.createElement("li");
-  li.className = "table-card" + (c.online === false ? " offline" : "");
+  li.className = "table-card" + (c.online === false ? " offline" : "") + (c.call ? " calling" : "");
   li.dataset.clock = name;
   const h = document.createElement("h3");
   const title = st.table != null ? `Table ${st.table}` : name;
@@ -56,7 +67,8 @@ function card(name, c) {
   const who = document.createElement("p");
   who.className = "who";
   const players = [st.black_name, st.white_name].some((x) => x) ? `${st.black_name || "?"} (B) – ${st.white_name || "?"} (W)` : "";
-  who.textContent = [st.table != null ? name : "", st.round != null ? `round ${st.round}` : "", players].filter(Boolean).join(" · ") || "no game details yet";
+  const handicap = st.handicap ? `handicap ${st.handicap}` : "";
+  who.textContent = [st.table != null ? name : "", st.event || "", st.round != null ? `round ${st.round}` : "", players, handicap].filter(Boolean).join(" · ") || "no game details yet";
   const row = document.createElement("div");
   row.className = "clocks";
   const running = st.state === "running";
@@ -78,8 +90,54 @@ function card(name, c) {
   state.textContent = st.state
     ? `${words[st.state] || st.state}${st.moves != null ? `, ${st.moves} move${st.moves === 1 ? "" : "s"}` : ""}${st.game != null ? `, game ${st.game}` : ""}`
     : "no state yet";
-  li.append(h, who, row, state);
+  li.append(h, who);
+  if (c.call) li.append(callBox(name, c));
+  li.append(row, state);
+  const res = lastResult(c, st.game);
+  if (res) {
+    const p = document.createElement("p");
+    p.className = "result";
+    p.textContent = `Result: ${res.result}` + (res.by ? ` (by ${res.by})` : "");
+    li.append(p);
+  }
   return li;
+}
+
+function callBox(name, c) {
+  // A player's call, shown until the clock says it is answered (the retained topic).
+  const box = document.createElement("div");
+  box.className = "call";
+  box.setAttribute("role", "alert");
+  const since = c.call.since_utc != null ? ` since ${new Date(c.call.since_utc).toLocaleTimeString()}` : "";
+  const what = document.createElement("span");
+  what.textContent = `The arbiter is called${since}`;
+  box.append(what);
+  if (arbiter) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "plain-btn";
+    b.dataset.ack = name;
+    b.disabled = c.acking;
+    b.textContent = c.acking ? "Acknowledging…" : "Acknowledge";
+    box.append(b);
+  } else {
+    const ro = document.createElement("span");
+    ro.className = "note";
+    ro.textContent = "read-only: answer at the board, or log in as the arbiter";
+    box.append(ro);
+  }
+  if (c.note) {
+    const n = document.createElement("span");
+    n.className = "note";
+    n.textContent = c.note;
+    box.append(n);
+  }
+  return box;
+}
+
+function lastResult(c, game) {
+  if (game != null && c.results.has(game)) return c.results.get(game);
+  return null;
 }
 
 function render() {
@@ -141,11 +199,83 @@ function addResult(name, text) {
   $("results").append(li);
 }
 
+function takeSlice(name, game, payload) {
+  // One slice of a game's log: "<rec> <offset>\n" then progress marks and one record
+  // line (docs/hall.md). Only result records matter here; a resend (a rec already seen)
+  // changes nothing, and the highest rec's result is the one that counts.
+  const text = new TextDecoder().decode(payload);
+  const nl = text.indexOf("\n");
+  const head = nl < 0 ? [] : text.slice(0, nl).split(" ");
+  const rec = Number(head[0]);
+  if (head.length !== 2 || !Number.isInteger(rec) || rec < 1 || !/^\d+$/.test(game)) {
+    unreadable++;
+    return false;
+  }
+  const lines = text.slice(nl + 1).split("\n").filter((l) => l && !/^\.+$/.test(l));
+  const line = lines[lines.length - 1];
+  if (!line) return false;
+  let r;
+  try {
+    r = JSON.parse(line);
+  } catch {
+    unreadable++;
+    return false;
+  }
+  if (!r || r.event !== "result" || typeof r.result !== "string") return false;
+  const c = entry(name);
+  const g = Number(game);
+  const had = c.results.get(g);
+  if (had && had.rec >= rec) return false;
+  c.results.set(g, { rec, result: r.result, by: r.by || null });
+  addResult(name, `${r.result} (game ${g}${r.by ? ", by " + r.by : ""})`);
+  return true;
+}
+
+function onArbiter(name, c, msg) {
+  if (msg.calling === true) {
+    if (!c.call) addEvent(name, "a player calls the arbiter", true);
+    c.call = msg;
+  } else if (msg.calling === false) {
+    if (c.call) addEvent(name, `the call is answered${msg.by ? " (" + msg.by + ")" : ""}`, false);
+    c.call = null;
+    c.acking = false;
+    c.note = "";
+  } else unreadable++;
+}
+
+function onReply(name, c, msg) {
+  if (asked.get(msg.id) !== name) return; // another page's, or not an answer to this one
+  asked.delete(msg.id);
+  c.acking = false;
+  c.note = msg.ok ? "" : `Refused by the clock: ${msg.error}`;
+}
+
+function acknowledge(name) {
+  const c = clocks.get(name);
+  if (!client || !arbiter || !c || !c.call || c.acking) return;
+  const id = nextId++;
+  asked.set(id, name);
+  c.acking = true;
+  c.note = "";
+  client.publish(`${ROOT}/${hallName}/${name}/cmd`, JSON.stringify({ id, cmd: "arbiter.ack" }), { qos: 1 }, (err) => {
+    if (err) {
+      c.acking = false;
+      c.note = "Not sent: " + err.message;
+      render();
+    }
+  });
+  render();
+}
+
 function onMessage(topic, payload) {
   const parts = topic.split("/");
   const name = parts[3];
   const leaf = parts.slice(4).join("/");
   if (!NAME.test(name || "")) return;
+  if (parts[4] === "log" && parts.length === 6) {
+    if (takeSlice(name, parts[5], payload)) render();
+    return;
+  }
   let msg;
   try {
     msg = JSON.parse(new TextDecoder().decode(payload));
@@ -160,37 +290,42 @@ function onMessage(topic, payload) {
     const was = c.state && c.state.state;
     c.state = msg;
     c.at = Date.now();
-    if (msg.state === "ended" && was && was !== "ended") addResult(name, "game over");
+    if (msg.state === "ended" && was && was !== "ended") addEvent(name, "game over", false);
   } else if (leaf === "event") {
     const line = eventLine(name, msg);
     if (line) addEvent(name, ...line);
-    if (msg.event === "timeout") addResult(name, `${SIDE[msg.side]} ran out of time (game ${msg.game ?? "?"})`);
-    if (msg.event === "forfeit") addResult(name, `${SIDE[msg.side]} forfeits: ${msg.reason}`);
-  } else if (leaf === "arbiter") {
-    addEvent(name, "the arbiter is called" + (msg.reason ? `: ${msg.reason}` : ""), true);
-  } else if (leaf === "result") {
-    addResult(name, msg.result ? String(msg.result) : JSON.stringify(msg));
-  }
+  } else if (leaf === "arbiter") onArbiter(name, c, msg);
+  else if (leaf === "reply") onReply(name, c, msg);
   render();
 }
 
-function watch(url, hall) {
+function watch(url, hall, user, password) {
   if (client) client.end(true);
   clocks.clear();
+  asked.clear();
+  hallName = hall;
+  arbiter = !!user;
   render();
   say(`Connecting to ${url}…`);
-  client = mqtt.connect(url, {
+  const opts = {
     clientId: "goclock-hall-" + Math.random().toString(16).slice(2, 10),
     clean: true,
     reconnectPeriod: 2000,
     connectTimeout: 10_000,
-  });
+  };
+  if (user) {
+    opts.username = user;
+    if (password) opts.password = password;
+  }
+  client = mqtt.connect(url, opts);
   client.on("connect", () => {
-    const topics = ["online", "state", "event", "arbiter", "result"].map((l) => `${ROOT}/${hall}/+/${l}`);
+    const leaves = ["online", "state", "event", "log/+", "arbiter"];
+    if (arbiter) leaves.push("reply");
+    const topics = leaves.map((l) => `${ROOT}/${hall}/+/${l}`);
     client.subscribe(topics, { qos: 1 }, (err) => {
       if (err) say("The broker refused the subscription: " + err.message, true);
       else {
-        say(`Watching hall ${hall} on ${url}.`);
+        say(`Watching hall ${hall} on ${url}` + (arbiter ? ` as the arbiter (${user}).` : " (read-only)."));
         document.body.dataset.watching = "1";
       }
     });
@@ -211,8 +346,13 @@ function main() {
       say("A hall's name is 1 to 32 of a-z 0-9 _ -.", true);
       return;
     }
-    watch($("broker").value.trim(), hall);
+    watch($("broker").value.trim(), hall, $("arb-user").value.trim(), $("arb-password").value);
   });
+  $("tables").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-ack]");
+    if (b) acknowledge(b.dataset.ack);
+  });
+  // A hall's screen opens read-only from its address; a password never goes in one.
   if (q.get("broker") && q.get("hall")) watch(q.get("broker"), q.get("hall"));
   setInterval(() => clocks.size && render(), 500); // the running clocks count down
 }

@@ -1,0 +1,177 @@
+"""Byte work of the hot paths that allocates nothing: copies, fills, the records' checksum.
+
+On MicroPython 1.25 (the rp2 and esp32 ports the clock ships on), `dst[a:b] = src[c:d]`
+builds two slice objects on the heap, and `view[a:b]` a memoryview too: a few of those
+in every record written and every line sent make a press allocate, and a loop pass that
+writes a progress mark allocate. Here the copy is a viper loop over the two buffers'
+bytes (bytes, bytearray or memoryview: any object with a buffer), called with plain ints.
+On CPython (the tests, the tools) it is the slice assignment, which allocates nothing
+that matters there.
+
+    copy(dst, at, src, start, n)   dst[at:at + n] = src[start:start + n]  (no overlap)
+    fill(dst, at, n, value)        dst[at:at + n] = bytes([value]) * n
+    crc32(data, n, prev, out)      binascii.crc32(data[:n], P) -> out, where P and the
+                                   result are kept as 4 bytes, little-endian (prev, out)
+    plain(data, i, j)              1 if data[i:j] is printable ASCII without a backslash
+    hash_of(data, i, j)            a 24-bit hash of data[i:j] (a small int)
+    same(data, i, word, n)         1 if data[i:i + n] == word (bytes of n)
+
+A CRC-32 is a 32-bit value: as an int it is a long integer on a 32-bit port, and every
+operation on it (`& 0xFFFFFFFF`, each shift of its eight hex digits) builds another one
+on the heap, ~350 bytes a record. Kept in 4 bytes and computed by viper code with machine
+words, it never becomes a Python int at all.
+"""
+
+import binascii
+
+try:
+    import micropython
+except ImportError:  # CPython
+    micropython = None
+
+
+def _copy_py(dst, at, src, start, n):
+    dst[at : at + n] = src[start : start + n]
+
+
+def _fill_py(dst, at, n, value):
+    dst[at : at + n] = bytes((value,)) * n
+
+
+def _crc32_py(data, n, prev, out):
+    c = binascii.crc32(bytes(data[:n]), int.from_bytes(bytes(prev[:4]), "little"))
+    out[0:4] = (c & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+class _Slices:
+    def __getitem__(self, s):
+        return s
+
+
+# `slices[a:b]` is the slice object a:b, made once at import: `buf[s] = ...` with it
+# builds no slice object on the heap (MicroPython 1.25 builds one for every `buf[a:b]`).
+slices = _Slices()
+
+
+def _plain_py(data, i, j):
+    for k in range(i, j):
+        c = data[k]
+        if c < 0x20 or c >= 0x80 or c == 0x5C:
+            return 0
+    return 1
+
+
+def _hash_py(data, i, j):
+    h = 0
+    for k in range(i, j):
+        h = (h * 31 + data[k]) & 0xFFFFFF
+    return h
+
+
+def _same_py(data, i, word, n):
+    return 1 if bytes(data[i : i + n]) == bytes(word[:n]) else 0
+
+
+def int_to4(c, out):
+    """`out[0:4]` = the 32-bit value `c`, little-endian (not on a hot path: it allocates)."""
+    for k in range(4):
+        out[k] = (c >> (8 * k)) & 0xFF
+
+
+def int_from4(buf):
+    """The 32-bit value in `buf[0:4]`, little-endian (a long integer on a 32-bit port)."""
+    return buf[0] | (buf[1] << 8) | (buf[2] << 16) | (buf[3] << 24)
+
+
+if micropython is not None:
+    # The decorator must be spelled out: MicroPython's compiler recognises it by name.
+    @micropython.viper
+    def _copy_viper(dst, at: int, src, start: int, n: int):
+        d = ptr8(dst)  # noqa: F821 (a viper builtin)
+        s = ptr8(src)  # noqa: F821
+        i = 0
+        while i < n:
+            d[at + i] = s[start + i]
+            i += 1
+
+    @micropython.viper
+    def _fill_viper(dst, at: int, n: int, value: int):
+        d = ptr8(dst)  # noqa: F821
+        i = at
+        end = at + n
+        while i < end:
+            d[i] = value
+            i += 1
+
+    @micropython.viper
+    def _crc32_viper(data, n: int, prev, out):
+        # CRC-32 (IEEE 802.3, reflected: binascii.crc32's), a bit at a time: ~50 cycles a
+        # byte, no table in RAM. The constants are built from halves: a literal above
+        # 2**30 would be a long integer object, not a machine word.
+        d = ptr8(data)  # noqa: F821 (a viper builtin)
+        p = ptr8(prev)  # noqa: F821
+        o = ptr8(out)  # noqa: F821
+        ones = (uint(0xFFFF) << 16) | uint(0xFFFF)  # noqa: F821
+        poly = (uint(0xEDB8) << 16) | uint(0x8320)  # noqa: F821
+        c = uint(p[0]) | (uint(p[1]) << 8) | (uint(p[2]) << 16) | (uint(p[3]) << 24)  # noqa: F821
+        c = c ^ ones
+        i = 0
+        while i < n:
+            c = c ^ uint(d[i])  # noqa: F821
+            k = 0
+            while k < 8:
+                if c & 1:
+                    c = (c >> 1) ^ poly
+                else:
+                    c = c >> 1
+                k += 1
+            i += 1
+        c = c ^ ones
+        o[0] = c & 0xFF
+        o[1] = (c >> 8) & 0xFF
+        o[2] = (c >> 16) & 0xFF
+        o[3] = (c >> 24) & 0xFF
+
+    @micropython.viper
+    def _plain_viper(data, i: int, j: int) -> int:
+        d = ptr8(data)  # noqa: F821
+        while i < j:
+            c = d[i]
+            if c < 0x20 or c >= 0x80 or c == 0x5C:
+                return 0
+            i += 1
+        return 1
+
+    @micropython.viper
+    def _hash_viper(data, i: int, j: int) -> int:
+        d = ptr8(data)  # noqa: F821
+        h = 0
+        while i < j:
+            h = (h * 31 + d[i]) & 0xFFFFFF
+            i += 1
+        return h
+
+    @micropython.viper
+    def _same_viper(data, i: int, word, n: int) -> int:
+        d = ptr8(data)  # noqa: F821
+        w = ptr8(word)  # noqa: F821
+        k = 0
+        while k < n:
+            if d[i + k] != w[k]:
+                return 0
+            k += 1
+        return 1
+
+    copy = _copy_viper
+    fill = _fill_viper
+    crc32 = _crc32_viper
+    plain = _plain_viper
+    hash_of = _hash_viper
+    same = _same_viper
+else:
+    copy = _copy_py
+    fill = _fill_py
+    crc32 = _crc32_py
+    plain = _plain_py
+    hash_of = _hash_py
+    same = _same_py

@@ -1,0 +1,215 @@
+"""Where the heap goes on the emulated Pico: each firmware module's import, then the board
+and the loop's objects, in bytes of the real rp2 port's heap (gc.mem_alloc() growth after
+a gc.collect(), so only what stays).
+
+A /main.py of its own (never deployed) imports the package's modules one at a time, leaves
+first (a module's figure is what it adds: its own code and objects, its dependencies
+counted before it), then makes the board and the Loop as goclockfw/boot.py does (the
+session: buffers, the log's scan, the config) and stops before the loop runs. `--layout
+mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files); `frozen`, in flash.
+
+    python -m tools.rp2.heapmap [--layout mpy|frozen] [--image UF2] [--top 25]
+"""
+
+import argparse
+import ast
+import os
+import sys
+import tempfile
+
+from .. import ROOT as REPO
+from . import build, emu, layout
+
+PKG = os.path.join(REPO, "firmware", "goclockfw")
+LEFT_OUT = ("desktop", "scenario", "browser")  # boards/manifest.py's: never on a chip
+
+
+def modules():
+    """The package's chip modules, each after the goclockfw modules it imports at its top."""
+    deps = {}
+    for folder, dirs, files in os.walk(PKG):
+        dirs[:] = sorted(d for d in dirs if d not in LEFT_OUT and d != "__pycache__")
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            rel = os.path.relpath(os.path.join(folder, f), os.path.dirname(PKG))[:-3]
+            name = rel.replace(os.sep, ".")
+            if name.endswith(".__init__"):
+                name = name[: -len(".__init__")]
+            with open(os.path.join(folder, f), encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+            need = set()
+            for node in tree.body:  # top level only: imports inside functions are lazy
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("goclockfw"):
+                    need.add(node.module)
+                    need.update("%s.%s" % (node.module, a.name) for a in node.names)
+                elif isinstance(node, ast.Import):
+                    need.update(a.name for a in node.names if a.name.startswith("goclockfw"))
+            deps[name] = need
+    order, seen = [], set()
+
+    def visit(n):
+        if n in seen or n not in deps:
+            return
+        seen.add(n)
+        for d in sorted(deps[n]):
+            visit(d)
+        order.append(n)
+
+    for n in sorted(deps):
+        visit(n)
+    return order
+
+
+# What Loop(board) holds, by the call that made it (each one's lasting allocation).
+PARTS = (
+    "goclockfw.app.outbuf:OutBuffer.__init__",
+    "goclockfw.protocol.commands:Protocol.__init__",
+    "goclockfw.storage.configstore:ConfigStore.load",
+    "goclockfw.storage.chunks:ChunkPool.__init__",
+    "goclockfw.storage.journal:Journal.load",
+    "goclockfw.app.announcer:Announcer.load_pack",
+    "goclockfw.board.mcu:McuBoard.make_player",
+    "goclockfw.app.session:Session._set_clock",
+    "goclockfw.app.records:Records.__init__",
+    "goclockfw.app.buttons:Debouncer.__init__",
+    "goclockfw.app.gestures:Gestures.__init__",
+    "goclockfw.app.commands:Commands.__init__",
+    "goclockfw.app.loop:Loop.__init__",
+)
+
+MAIN = """
+import gc
+import sys
+gc.collect()
+print("HEAP", gc.mem_free() + gc.mem_alloc(), gc.mem_alloc())
+for m in %r:
+    if sys.platform != "rp2" or not m.startswith("goclockfw.board.esp32"):
+        gc.collect()
+        a = gc.mem_alloc()
+        try:
+            __import__(m)
+        except ImportError as e:
+            print("SKIP", m, e)
+            continue
+        gc.collect()
+        print("MOD", m, gc.mem_alloc() - a)
+PARTS = %r
+_kept = {}
+
+
+def _part(name, f):
+    def w(*a, **k):
+        gc.collect()
+        before = gc.mem_alloc()
+        r = f(*a, **k)
+        gc.collect()
+        _kept[name] = _kept.get(name, 0) + gc.mem_alloc() - before
+        return r
+    return w
+
+
+for spec in PARTS:
+    mod, _, path = spec.partition(":")
+    cls, _, meth = path.partition(".")
+    obj = getattr(__import__(mod, None, None, ["x"]), cls)
+    setattr(obj, meth, _part(spec, getattr(obj, meth)))
+from goclockfw.boot import make_board
+gc.collect()
+a = gc.mem_alloc()
+board = make_board()
+gc.collect()
+print("OBJ", "board (Rp2Board: pins, PIO, I2S and its buffer)", gc.mem_alloc() - a)
+from goclockfw.app.loop import Loop
+a = gc.mem_alloc()
+lp = Loop(board)
+gc.collect()
+print("OBJ", "Loop(board): the session, its parts, the log's scan", gc.mem_alloc() - a)
+for name in _kept:
+    print("PART", name, _kept[name])
+import sys
+print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
+print("FREE", gc.mem_free())
+print("DONE")
+"""
+
+
+def run(image, files, mods=None):
+    """The heap map of one boot; `mods` imported first (default: all, leaves first)."""
+    mods = modules() if mods is None else mods
+    with tempfile.TemporaryDirectory() as tmp:
+        main = os.path.join(tmp, "heapmap_main.py")
+        with open(main, "w") as f:
+            f.write(MAIN % (mods, PARTS))
+        files = [(s, d) for s, d in files if d != "/main.py"] + [(main, "/main.py")]
+        root = os.path.join(tmp, "fs")
+        layout.lay_out(files, root)
+        pico = emu.Pico(image, emu.make_fs(root))
+    text = ""
+    for _ in range(120):
+        pico.run_for(1.0)
+        text += pico.output().decode("utf-8", "replace")
+        if "DONE" in text or "Traceback" in text:
+            break
+    if "DONE" not in text:
+        raise SystemExit("the heap map did not finish:\n" + text[-2000:])
+    rows = []
+    boot_mods = []
+    total = used0 = free = 0
+    for line in text.splitlines():
+        parts = line.split(" ", 1)
+        if parts[0] == "HEAP":
+            total, used0 = (int(x) for x in parts[1].split())
+        elif parts[0] in ("MOD", "OBJ"):
+            name, n = parts[1].rsplit(" ", 1)
+            rows.append((parts[0], name, int(n)))
+        elif parts[0] == "PART":
+            name, n = parts[1].rsplit(" ", 1)
+            rows.append(("PART", name, int(n)))
+        elif parts[0] == "BOOTMODS":
+            boot_mods = parts[1].split()
+        elif parts[0] == "FREE":
+            free = int(parts[1])
+    return {"total": total, "before": used0, "rows": rows, "free": free, "boot": boot_mods}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--layout", choices=("mpy", "frozen"), default="frozen")
+    ap.add_argument("--image", help="the UF2 (default: built by tools/rp2/build.py)")
+    ap.add_argument("--top", type=int, default=25, help="modules shown, largest first")
+    args = ap.parse_args(argv)
+    if args.layout == "frozen":
+        image = args.image or build.build(os.path.join(REPO, "boards", "manifest.py"))
+        files = layout.frozen_firmware_files()
+    else:
+        image = args.image or build.build()
+        files = layout.firmware_files()
+    r = run(image, files)
+    r["boot"] = run(image, files, [])["boot"]  # what a boot imports by itself
+    mods = [row for row in r["rows"] if row[0] == "MOD"]
+    objs = [row for row in r["rows"] if row[0] == "OBJ"]
+    print("rp2 heap: %d B in all, %d B in use before main.py's imports" % (r["total"], r["before"]))
+    print(
+        "modules (%s layout): %d B for %d modules"
+        % (args.layout, sum(m[2] for m in mods), len(mods))
+    )
+    for _, name, n in sorted(mods, key=lambda m: -m[2])[: args.top]:
+        print("  %6d  %s" % (n, name))
+    for _, name, n in objs:
+        print("  %6d  %s" % (n, name))
+    print("inside it, by the call that made it (Loop.__init__ holds the others):")
+    for _, name, n in [row for row in r["rows"] if row[0] == "PART"]:
+        print("  %6d  %s" % (n, name))
+    boot = set(r["boot"])
+    lazy = [m for m in mods if m[1] not in boot]
+    print(
+        "modules a boot does not import (%d B): %s"
+        % (sum(m[2] for m in lazy), ", ".join(m[1] for m in lazy))
+    )
+    print("free after the loop's set-up (no probe, no game): %d B" % r["free"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
