@@ -159,6 +159,21 @@ CASES = [
     ("bridge --web-port 70000", "idle", 2),
     ("bridge --hall club", "idle", 2),  # a hall needs the clock's name in it
     ("bridge --web --web-host 0.0.0.0", "idle", 2),  # beyond loopback only with a password
+    ("hall", "none", 2),  # which hall?
+    ("hall --hall Club", "none", 2),  # not a hall name: a-z 0-9 _ -
+    ("hall --hall club --broker 127.0.0.1:1 --connect-timeout 0.3", "none", 1),  # no broker
+    ("hall assign DIR/none.xml --round 1 --hall club", "none", 2),
+    ("hall assign LOG --round 1 --hall club", "none", 2),  # not XML
+    ("hall result 1 B+R --round 1 --hall club --folder DIR", "none", 2),  # never assigned
+    ("hall result 1 B+X --round 1 --hall club --folder DIR", "none", 2),  # not an SGF RE
+    ("hall results --round 1 --hall club --folder DIR", "none", 2),
+    ("hall setup --hall club --tables 2 --out DIR/broker", "none", 0),
+    ("hall setup --hall club --out DIR/broker", "none", 2),  # no clocks
+    ("hall setup --hall club --clocks Table-1 --out DIR/broker", "none", 2),
+    ("result 1 B+X", "idle", 2),
+    ("result 1 B+R", "idle", 2),  # no game 1 on it yet
+    ("result 1 B+R", "silent", 1),
+    ("result 1 B+R", "none", 3),
     ("web --port 70000", "none", 2),
     ("web --dist DIR", "none", 2),  # no built app there
     ("simulate SCENARIO", "none", 0),
@@ -178,6 +193,14 @@ NOT_HERE = {
     ("voice push", 1): "copying needs a board (mpremote)",
     ("bridge", 0): "runs until stopped: tests/test_bridge_hall.py runs it as a process",
     ("bridge", 1): "a port another bridge owns: tests/test_bridge.py",
+    ("hall", 0): "runs until stopped: tests/test_hall_view.py runs it as a process",
+    ("hall", 3): "talks to a broker, never to a clock's port",
+    ("hall assign", 0): "needs a broker and clocks: tests/test_hall_results.py",
+    ("hall assign", 1): "clocks that do not take it: tests/test_hall_results.py",
+    ("hall assign", 3): "talks to a broker, never to a clock's port",
+    ("hall result", 0): "needs an assigned round: tests/test_hall_results.py",
+    ("hall results", 0): "needs an assigned round: tests/test_hall_results.py",
+    ("result", 0): "a game on the clock: tests/test_hall_results.py",
     ("web", 0): "runs until stopped: tests/web/test_configurator.py runs `goclock web --sim`",
     ("web", 1): "a web port another program has: tests/test_web_command.py",
     ("web", 3): "no clock found serves the pages alone (bridge.json says why); a given port "
@@ -191,6 +214,9 @@ LOCAL = {
     "voice convert",
     "voice phrases",
     "simulate",
+    "hall result",
+    "hall results",
+    "hall setup",
 }
 
 
@@ -201,7 +227,10 @@ def commands(parser=None, prefix=""):
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                found += commands(sub, prefix + name + " ") or [prefix + name]
+                leaves = commands(sub, prefix + name + " ")
+                if not leaves or sub.get_default("handler"):  # `goclock hall` runs by itself
+                    leaves.append(prefix + name)
+                found += leaves
     return found
 
 

@@ -65,6 +65,10 @@ def _add_argument(parser, entry):
 def _add_command(sub, command):
     if isinstance(command, Group):
         p = sub.add_parser(command.name, help=command.help, description=command.help)
+        if command.handler:  # the group does something by itself too
+            for entry in command.args:
+                _add_argument(p, entry)
+            p.set_defaults(handler=_handler(command.handler))
         group = p.add_subparsers(dest=command.name + "_command", metavar="COMMAND")
         for child in command.commands:
             _add_command(group, child)

@@ -58,6 +58,8 @@ class Group(NamedTuple):
     name: str
     help: str
     commands: tuple
+    handler: str = None  # run when no subcommand is given (`goclock hall`)
+    args: tuple = ()  # that handler's options
 
 
 SIDE = arg("side", choices=SIDES)
@@ -68,6 +70,112 @@ FORCE_LOG = arg(
     "--force",
     action="store_true",
     help="go on with a log that does not verify (its bad records left out, marked so)",
+)
+
+
+def hall_connect(sub=False):
+    """The hall's broker options: on `goclock hall` itself, and again on each of its
+    subcommands (there with defaults suppressed, so a value given before the subcommand
+    is not overwritten by the subcommand's default)."""
+
+    def d(value):
+        return argparse.SUPPRESS if sub else value
+
+    return (
+        arg("--hall", default=d(None), help="the hall's name (its topics: goclock/v1/HALL/...)"),
+        arg("--broker", default=d("127.0.0.1:1883"), help="the MQTT broker HOST[:PORT]"),
+        arg("--user", default=d(None), help="the hall's broker account"),
+        arg(
+            "--password-file",
+            default=d(None),
+            metavar="FILE",
+            help="its password (or $GOCLOCK_MQTT_PASSWORD)",
+        ),
+        arg("--tls", action="store_true", default=d(False), help="TLS (the system's CAs)"),
+        arg("--tls-ca", default=d(None), metavar="FILE", help="TLS, trusting this CA"),
+        arg(
+            "--folder",
+            default=d(None),
+            metavar="DIR",
+            help="the hall's folder: collected logs, assignments (default ./hall-HALL)",
+        ),
+        arg(
+            "--connect-timeout",
+            type=float,
+            default=d(20.0),
+            help="seconds to wait for the broker at the start (default 20)",
+        ),
+    )
+
+
+HALL_COMMANDS = (
+    Command(
+        "assign",
+        "hall:do_hall_assign",
+        "send each table its pairing from an OpenGotha tournament file",
+        (
+            arg("file", help="the tournament, as OpenGotha saves it (XML)"),
+            arg("--round", type=ranged(1, None), required=True, help="the round to assign"),
+            arg(
+                "--clock-name",
+                default="table-{table}",
+                help="the clock of each table (default table-{table})",
+            ),
+            arg("--reply-timeout", type=float, default=5.0, help="seconds per clock (default 5)"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+    Command(
+        "result",
+        "hall:do_hall_result",
+        "enter a table's result at the hall (any SGF RE: B+R, W+T, B+3.5, 0, Void, ?)",
+        (
+            arg("table", type=ranged(1, None), help="the table"),
+            arg("result", help="the result, as SGF RE"),
+            arg("--round", type=ranged(1, None), required=True, help="the round"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+    Command(
+        "results",
+        "hall:do_hall_results",
+        "the round's results: OpenGotha XML (games only), EGF .h9, CSV",
+        (
+            arg("--round", type=ranged(1, None), required=True, help="the round"),
+            arg("--out", metavar="DIR", help="where to write them (default: the hall's folder)"),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
+    Command(
+        "setup",
+        "hall:do_hall_setup",
+        "write a Mosquitto config, ACL and hashed passwords for the hall",
+        (
+            arg("--clocks", metavar="NAMES", help="the clocks' names, comma-separated"),
+            arg("--tables", type=ranged(1, 10000), help="clocks table-1 ... table-N"),
+            arg("--out", metavar="DIR", help="where (default: the hall's folder's broker/)"),
+            arg("--port", type=ranged(1, 65535), default=1883, help="MQTT (default 1883)"),
+            arg("--ws-port", type=ranged(1, 65535), default=9001, help="WebSocket (default 9001)"),
+            arg("--bind", default="0.0.0.0", help="the address to listen on (default all)"),
+            arg("--spectators", action="store_true", help="anonymous read-only: state, event"),
+            arg("--tls-cert", metavar="FILE", help="the broker's certificate (PEM): TLS"),
+            arg("--tls-key", metavar="FILE", help="its private key (PEM)"),
+            arg(
+                "--log-refused",
+                action="store_true",
+                help="log each refused message (Mosquitto's debug log: every message)",
+            ),
+        )
+        + hall_connect(sub=True),
+        json=False,
+        device=False,
+    ),
 )
 
 NOTATION_HELP = (
@@ -466,6 +574,22 @@ COMMANDS = (
             arg("-v", "--verbose", action="store_true", help="log every line"),
         ),
         json=False,
+    ),
+    Command(
+        "result",
+        "hall:do_result",
+        "a game's result, written into its log (any SGF RE: B+R, W+T, B+3.5, 0, Void, ?)",
+        (
+            arg("game", type=ranged(1, None), help="the game's number on the clock"),
+            arg("result", help="the result, as SGF RE"),
+        ),
+    ),
+    Group(
+        "hall",
+        "the tournament hall over MQTT: every clock live, every log collected (docs/hall.md)",
+        HALL_COMMANDS,
+        handler="hall:do_hall",
+        args=hall_connect(),
     ),
     Command(
         "web",
