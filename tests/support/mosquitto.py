@@ -11,11 +11,13 @@ import select
 import shutil
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
 
 BINARY = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+LOG_KEPT = 256 * 1024  # bytes of the broker's log kept in `log`; the rest is read and dropped
 
 
 def free_port():
@@ -68,7 +70,19 @@ class Mosquitto:
                 raise RuntimeError("mosquitto stopped: %r" % buf[-500:])
             buf += chunk
         self.log.append(buf)
-        os.set_blocking(fd, False)
+        # Drained from now on: a broker whose log pipe fills (a line or two per connection)
+        # blocks on its next log line, and so stops serving every client.
+        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+
+    def _drain(self, pipe):
+        kept = 0
+        try:
+            for line in iter(pipe.readline, b""):
+                if kept < LOG_KEPT:  # the first lines are kept for a failing test's message
+                    self.log.append(line)
+                    kept += len(line)
+        except (OSError, ValueError):  # the pipe closed by stop()
+            pass
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
@@ -78,8 +92,6 @@ class Mosquitto:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc is not None:
-            self.proc.stderr.close()
         self.proc = None
 
     def restart(self):
