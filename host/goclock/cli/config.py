@@ -110,11 +110,34 @@ def config_from_args(args, notes=None):
         cfg["voice"] = args.voice
     if args.left_button:
         cfg["buttons"] = {"left": args.left_button}
+    details = {k: getattr(args, k, None) for k in GAME_DETAILS}
+    details = {k: (None if v == "" else v) for k, v in details.items() if v is not None}
+    if details:
+        cfg["game_info"] = details
+    if getattr(args, "network", None):
+        network = _load_json_file(args.network)
+        if not isinstance(network, dict):
+            raise NotationError("%s must hold a JSON object: the network object" % args.network)
+        cfg["network"] = network
     if not cfg:
         raise GoclockError(
             "nothing to set: give a time control (like %s), --file, --from-sgf, --from-ogs, "
-            "--preset, --volume, --voice or --left-button" % notation.EXAMPLES.split(",")[0]
+            "--preset, --volume, --voice, --left-button, the game's details (--event, --round, "
+            "--table, --black, --white, --handicap) or --network" % notation.EXAMPLES.split(",")[0]
         )
+    return cfg
+
+
+# The config's game_info fields (docs/protocol.md, Config), set by options of the same name.
+GAME_DETAILS = ("event", "round", "table", "black", "white", "handicap")
+
+
+def _with_stored_details(clock, cfg):
+    """`--round 4` changes the round only: the clock replaces game_info as a whole, so the
+    fields not given are the ones it holds."""
+    if "game_info" in cfg:
+        stored = clock.request("config.get")["config"].get("game_info") or {}
+        cfg["game_info"] = dict(stored, **cfg["game_info"])
     return cfg
 
 
@@ -125,12 +148,12 @@ def do_config_set(args):
         print("goclock: note: %s" % note, file=sys.stderr)
     if args.dry_run:
         if args.json:
-            ui.print_json(cfg)
+            ui.print_json(_hidden(cfg))
         else:
             print(_summary(cfg))
         return 0
     with discovery.connect(args.port, args.timeout) as clock:
-        stored = clock.request("config.set", config=cfg)["config"]
+        stored = clock.request("config.set", config=_with_stored_details(clock, cfg))["config"]
     if args.json:
         ui.print_json(stored)
     else:
@@ -140,13 +163,22 @@ def do_config_set(args):
     return 0
 
 
+def _hidden(value):
+    """`value` with every password shown as *** (secrets are never echoed)."""
+    if isinstance(value, dict):
+        return {k: ("***" if k == "password" else _hidden(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_hidden(v) for v in value]
+    return value
+
+
 def _summary(cfg):
     parts = []
     for key in sorted(cfg):
         value = (
             _tc_text(cfg[key])
             if key == "time_control"
-            else json.dumps(cfg[key], ensure_ascii=False)
+            else json.dumps(_hidden(cfg[key]), ensure_ascii=False)
         )
         parts.append("%s %s" % (key.replace("_", " "), value))
     return "; ".join(parts)
