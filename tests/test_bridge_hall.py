@@ -300,3 +300,47 @@ def test_a_wiped_clock_is_not_taken_for_the_old_one(
             b.stop()
     finally:
         other.stop()
+
+
+def test_the_hall_asks_for_a_log_again_from_what_it_holds(
+    clock, runtime_dir, mosquitto, hall, tmp_path, capsys
+):
+    """log.resend (docs/hall.md): a hall that lost slices the broker had acknowledged (a
+    broker restarted without persistence) asks again from its last whole record, as it asks
+    a Wi-Fi clock; the bridge sends the log again from there, and refuses an offset that
+    ends no record."""
+    b = publisher(clock, mosquitto, tmp_path)
+    try:
+        hall.wait_json("online", lambda m: m["online"])
+        new_game(capsys, clock.link, ("sd", "1h"))
+        play(capsys, clock, 3)
+        third = hall.wait_json("event", lambda m: m["event"] == "press" and m["move"] == 3)
+        game = third["game"]
+        hall.wait(lambda t, p: t.endswith("/log/%d" % game) and p.startswith(b"%d " % third["rec"]))
+        got = slices(hall, game)
+        keep = 2  # the hall holds records 1 and 2: the next one starts where record 2 ends
+        offset = got[keep + 1][0]
+
+        def cmd(req):
+            mark = hall.mark()
+            hall.publish(ROOT + "/cmd", json.dumps(req))
+            return hall.wait_json("reply", lambda m: m.get("id") == req["id"], after=mark), mark
+
+        r, _ = cmd({"id": 1, "cmd": "log.resend", "game": game, "offset": offset + 1, "rec": 2})
+        assert r == {"id": 1, "ok": False, "error": "offset %d is not a slice's end" % (offset + 1)}
+        r, _ = cmd({"id": 2, "cmd": "log.resend", "game": game, "rec": 2})
+        assert r == {"id": 2, "ok": False, "error": "give 'game', 'offset', 'rec'"}
+        r, mark = cmd({"id": 3, "cmd": "log.resend", "game": game, "offset": offset, "rec": keep})
+        assert r == {"id": 3, "ok": True}
+        head = b"%d %d\n" % (keep + 1, offset)
+        again = hall.wait(
+            lambda t, p: t.endswith("/log/%d" % game) and p.startswith(head), after=mark
+        )
+        assert again[1] == head + got[keep + 1][1]  # the same bytes, the same numbers
+        hall.wait(
+            lambda t, p: t.endswith("/log/%d" % game) and p.startswith(b"%d " % third["rec"]),
+            after=mark,
+        )
+        assert pulled(b, game).startswith(joined(slices(hall, game)))
+    finally:
+        b.stop()

@@ -419,6 +419,9 @@ class HallPublisher:
         self._spawn(self._forward(req))
 
     async def _forward(self, req):
+        if req["cmd"] == "log.resend":
+            self._publish("reply", await self._resend(req))
+            return
         if req["cmd"] == "reset":
             st = await self.hub.request("status")
             refusal = fmt.reset_refusal(req, st.get("state"))
@@ -428,6 +431,35 @@ class HallPublisher:
                 return
             req = {k: v for k, v in req.items() if k != "confirm"}
         self.hub.submit(self.peer, dumps(req).encode("utf-8"))
+
+    async def _resend(self, req):
+        """`log.resend` (docs/hall.md): the hall has game `game` up to byte `offset`, record
+        `rec` (it lost what the broker took meanwhile), so the log goes again from there.
+        The clock's own MQTT client answers the same, with the same checks."""
+        rid = req.get("id")
+        rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+        game, offset, rec = req.get("game"), req.get("offset"), req.get("rec")
+        for v in (game, offset, rec):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                return {"id": rid, "ok": False, "error": "give 'game', 'offset', 'rec'"}
+        r = await self.hub.request("logs.get", game=game, offset=max(offset - 1, 0), length=1)
+        if not r.get("ok"):
+            return {"id": rid, "ok": False, "error": r.get("error") or "no game %d" % game}
+        if offset:
+            if base64.b64decode(r.get("data") or "") != b"\n":
+                return {"id": rid, "ok": False, "error": "offset %d is not a slice's end" % offset}
+        async with self._sync_lock:
+            g = self.logs.get(game)
+            if g is None:
+                self.logs[game] = GameLog(game, (rec, offset))
+            elif offset < g.sent[1]:
+                g.sent = (rec, offset)
+                g.ended = False
+                for r in [r for r in g.unacked if r > rec]:
+                    del g.unacked[r]
+        log.info("hall: game %d's log sent again from record %d (byte %d)", game, rec + 1, offset)
+        self._spawn(self._sync_logs())
+        return {"id": rid, "ok": True}
 
 
 def _report(task):

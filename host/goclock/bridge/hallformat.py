@@ -18,7 +18,9 @@ VERSION_ROOT = "goclock/v1"
 # What the hall may ask over MQTT (everything else is refused) and the refusal's words: the
 # firmware's own (net/hall.py), so the bridge publishing for a clock without Wi-Fi refuses
 # exactly what a clock on Wi-Fi refuses (the import opens nothing and loads no socket).
-ALLOWED = frozenset(_FIRMWARE_ALLOWED)
+# `log.resend` is the hall's word to the publisher itself, which the clock's MQTT client
+# answers before its whitelist (net/hall.py) and the bridge answers in its place.
+ALLOWED = frozenset(_FIRMWARE_ALLOWED) | {"log.resend"}
 
 TIME_FIELDS = ("main_ms", "period_ms", "spent_ms")
 ASSIGNMENT = ("event", "round", "table", "black_name", "white_name", "handicap")
