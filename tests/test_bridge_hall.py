@@ -344,3 +344,33 @@ def test_the_hall_asks_for_a_log_again_from_what_it_holds(
         assert pulled(b, game).startswith(joined(slices(hall, game)))
     finally:
         b.stop()
+
+
+def test_a_usb_clocks_arbiter_call_shows_at_the_hall_until_answered(
+    clock, runtime_dir, mosquitto, hall, tmp_path, capsys
+):
+    """The arbiter key held 2 s calls the arbiter (docs/hall.md): a bridged clock's call is
+    the retained `arbiter` message a Wi-Fi clock publishes, until the hall answers it."""
+    b = publisher(clock, mosquitto, tmp_path)
+    try:
+        hall.wait_json("online", lambda m: m["online"])
+        new_game(capsys, clock.link, ("sd", "1h"))
+        play(capsys, clock, 1)
+        clock.fw.keys("!down arbiter\n")
+        clock.fw.wait(2500)
+        clock.fw.keys("!up arbiter\n")
+        clock.fw.wait(100)
+        call = hall.wait_json("arbiter", lambda m: m["calling"])
+        assert call["calling"] is True
+        late = Subscriber(mosquitto.port, ROOT + "/arbiter", client_id="late-view")
+        try:
+            assert late.wait_json("arbiter", lambda m: True)["calling"] is True  # retained
+        finally:
+            late.close()
+        mark = hall.mark()
+        hall.publish(ROOT + "/cmd", '{"id":1,"cmd":"arbiter.ack"}')
+        assert hall.wait_json("reply", lambda m: m.get("id") == 1, after=mark)["ok"] is True
+        answered = hall.wait_json("arbiter", lambda m: not m["calling"], after=mark)
+        assert answered == {"calling": False, "by": "hall"}
+    finally:
+        b.stop()

@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -132,6 +133,7 @@ class HallPublisher:
         self._mids = {}  # mid -> (game, rec, end offset)
         self._sync_lock = asyncio.Lock()
         self._line_state_was = None
+        self._hall_acked = False  # an arbiter.ack from the hall forwarded, not yet noticed
         self.client = self._make_client()
 
     def describe(self):
@@ -271,8 +273,26 @@ class HallPublisher:
         ev["game"] = game
         ev["rec"] = self._rec_of(game, msg)
         self._publish("event", ev)
+        if kind == "log" and msg.get("notice") in ("arbiter_call", "arbiter_ack"):
+            self._publish_arbiter(msg)
         if kind in ("end", "game"):
             self._spawn(self._refresh_status())
+
+    def _publish_arbiter(self, msg):
+        """The `arbiter` topic as a Wi-Fi clock keeps it (docs/hall.md): retained, the call
+        shown until it is answered; the bridge learns of both from the clock's notices. An
+        answer the bridge forwarded from the hall reaches the clock over serial (by "host"):
+        the hall is named as the one who answered."""
+        if msg["notice"] == "arbiter_call":
+            body = {"calling": True, "t": msg.get("t")}
+        else:
+            said = re.search(r"\((\w+)\)$", msg.get("message") or "")
+            by = said.group(1) if said else None
+            if by == "host" and self._hall_acked:
+                by = "hall"
+            self._hall_acked = False
+            body = {"calling": False, "by": by}
+        self._publish("arbiter", body, retain=True)
 
     async def _refresh_status(self):
         st = await self.hub.request("status")
@@ -419,6 +439,8 @@ class HallPublisher:
         self._spawn(self._forward(req))
 
     async def _forward(self, req):
+        if req["cmd"] == "arbiter.ack":
+            self._hall_acked = True
         if req["cmd"] == "log.resend":
             self._publish("reply", await self._resend(req))
             return
