@@ -28,6 +28,7 @@ try:
     import micropython
 except ImportError:  # CPython
     micropython = None
+# (The viper versions are in bytesops_viper.py, imported at the end.)
 
 
 def _copy_py(dst, at, src, start, n):
@@ -83,95 +84,21 @@ def int_from4(buf):
     return buf[0] | (buf[1] << 8) | (buf[2] << 16) | (buf[3] << 24)
 
 
+copy = _copy_py
+fill = _fill_py
+crc32 = _crc32_py
+plain = _plain_py
+hash_of = _hash_py
+same = _same_py
 if micropython is not None:
-    # The decorator must be spelled out: MicroPython's compiler recognises it by name.
-    @micropython.viper
-    def _copy_viper(dst, at: int, src, start: int, n: int):
-        d = ptr8(dst)  # noqa: F821 (a viper builtin)
-        s = ptr8(src)  # noqa: F821
-        i = 0
-        while i < n:
-            d[at + i] = s[start + i]
-            i += 1
+    try:
+        from goclockfw import bytesops_viper as _v
 
-    @micropython.viper
-    def _fill_viper(dst, at: int, n: int, value: int):
-        d = ptr8(dst)  # noqa: F821
-        i = at
-        end = at + n
-        while i < end:
-            d[i] = value
-            i += 1
-
-    @micropython.viper
-    def _crc32_viper(data, n: int, prev, out):
-        # CRC-32 (IEEE 802.3, reflected: binascii.crc32's), a bit at a time: ~50 cycles a
-        # byte, no table in RAM. The constants are built from halves: a literal above
-        # 2**30 would be a long integer object, not a machine word.
-        d = ptr8(data)  # noqa: F821 (a viper builtin)
-        p = ptr8(prev)  # noqa: F821
-        o = ptr8(out)  # noqa: F821
-        ones = (uint(0xFFFF) << 16) | uint(0xFFFF)  # noqa: F821
-        poly = (uint(0xEDB8) << 16) | uint(0x8320)  # noqa: F821
-        c = uint(p[0]) | (uint(p[1]) << 8) | (uint(p[2]) << 16) | (uint(p[3]) << 24)  # noqa: F821
-        c = c ^ ones
-        i = 0
-        while i < n:
-            c = c ^ uint(d[i])  # noqa: F821
-            k = 0
-            while k < 8:
-                if c & 1:
-                    c = (c >> 1) ^ poly
-                else:
-                    c = c >> 1
-                k += 1
-            i += 1
-        c = c ^ ones
-        o[0] = c & 0xFF
-        o[1] = (c >> 8) & 0xFF
-        o[2] = (c >> 16) & 0xFF
-        o[3] = (c >> 24) & 0xFF
-
-    @micropython.viper
-    def _plain_viper(data, i: int, j: int) -> int:
-        d = ptr8(data)  # noqa: F821
-        while i < j:
-            c = d[i]
-            if c < 0x20 or c >= 0x80 or c == 0x5C:
-                return 0
-            i += 1
-        return 1
-
-    @micropython.viper
-    def _hash_viper(data, i: int, j: int) -> int:
-        d = ptr8(data)  # noqa: F821
-        h = 0
-        while i < j:
-            h = (h * 31 + d[i]) & 0xFFFFFF
-            i += 1
-        return h
-
-    @micropython.viper
-    def _same_viper(data, i: int, word, n: int) -> int:
-        d = ptr8(data)  # noqa: F821
-        w = ptr8(word)  # noqa: F821
-        k = 0
-        while k < n:
-            if d[i + k] != w[k]:
-                return 0
-            k += 1
-        return 1
-
-    copy = _copy_viper
-    fill = _fill_viper
-    crc32 = _crc32_viper
-    plain = _plain_viper
-    hash_of = _hash_viper
-    same = _same_viper
-else:
-    copy = _copy_py
-    fill = _fill_py
-    crc32 = _crc32_py
-    plain = _plain_py
-    hash_of = _hash_py
-    same = _same_py
+        copy = _v.copy
+        fill = _v.fill
+        crc32 = _v.crc32
+        plain = _v.plain
+        hash_of = _v.hash_of
+        same = _v.same
+    except SyntaxError:  # a port built without native code (webassembly): plain Python
+        pass

@@ -1,0 +1,92 @@
+"""The viper halves of goclockfw/bytesops.py: machine-word loops over the buffers' bytes.
+
+In a module of their own because a MicroPython built without native code (the WebAssembly
+port that runs the firmware in the browser) refuses to compile any module holding a viper
+function: bytesops imports this one and, on a SyntaxError, keeps its plain versions.
+"""
+
+import micropython
+
+
+# The decorator must be spelled out: MicroPython's compiler recognises it by name.
+@micropython.viper
+def copy(dst, at: int, src, start: int, n: int):
+    d = ptr8(dst)  # noqa: F821 (a viper builtin)
+    s = ptr8(src)  # noqa: F821
+    i = 0
+    while i < n:
+        d[at + i] = s[start + i]
+        i += 1
+
+
+@micropython.viper
+def fill(dst, at: int, n: int, value: int):
+    d = ptr8(dst)  # noqa: F821
+    i = at
+    end = at + n
+    while i < end:
+        d[i] = value
+        i += 1
+
+
+@micropython.viper
+def crc32(data, n: int, prev, out):
+    # CRC-32 (IEEE 802.3, reflected: binascii.crc32's), a bit at a time: ~50 cycles a
+    # byte, no table in RAM. The constants are built from halves: a literal above
+    # 2**30 would be a long integer object, not a machine word.
+    d = ptr8(data)  # noqa: F821 (a viper builtin)
+    p = ptr8(prev)  # noqa: F821
+    o = ptr8(out)  # noqa: F821
+    ones = (uint(0xFFFF) << 16) | uint(0xFFFF)  # noqa: F821
+    poly = (uint(0xEDB8) << 16) | uint(0x8320)  # noqa: F821
+    c = uint(p[0]) | (uint(p[1]) << 8) | (uint(p[2]) << 16) | (uint(p[3]) << 24)  # noqa: F821
+    c = c ^ ones
+    i = 0
+    while i < n:
+        c = c ^ uint(d[i])  # noqa: F821
+        k = 0
+        while k < 8:
+            if c & 1:
+                c = (c >> 1) ^ poly
+            else:
+                c = c >> 1
+            k += 1
+        i += 1
+    c = c ^ ones
+    o[0] = c & 0xFF
+    o[1] = (c >> 8) & 0xFF
+    o[2] = (c >> 16) & 0xFF
+    o[3] = (c >> 24) & 0xFF
+
+
+@micropython.viper
+def plain(data, i: int, j: int) -> int:
+    d = ptr8(data)  # noqa: F821
+    while i < j:
+        c = d[i]
+        if c < 0x20 or c >= 0x80 or c == 0x5C:
+            return 0
+        i += 1
+    return 1
+
+
+@micropython.viper
+def hash_of(data, i: int, j: int) -> int:
+    d = ptr8(data)  # noqa: F821
+    h = 0
+    while i < j:
+        h = (h * 31 + d[i]) & 0xFFFFFF
+        i += 1
+    return h
+
+
+@micropython.viper
+def same(data, i: int, word, n: int) -> int:
+    d = ptr8(data)  # noqa: F821
+    w = ptr8(word)  # noqa: F821
+    k = 0
+    while k < n:
+        if d[i + k] != w[k]:
+            return 0
+        k += 1
+    return 1
