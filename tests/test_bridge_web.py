@@ -91,9 +91,15 @@ def test_a_program_without_an_origin_needs_the_token(web):
     assert refused(web.web_url) == 403
 
 
-def test_beyond_loopback_only_with_a_password(clock, runtime_dir):
+def test_beyond_loopback_only_with_a_password(clock, runtime_dir, monkeypatch):
+    # Tests name loopback only: the bridge is made to take 127.0.0.1 for an address beyond
+    # it, so a regression of the check could never open a port on another interface.
+    from goclock.bridge import websocket
+
+    monkeypatch.setattr(websocket, "is_loopback", lambda host: False)
     with pytest.raises(BridgeError, match="only with a password"):
-        start_bridge(clock.link, web=True, web_host="0.0.0.0", origins=[PAGE])
+        start_bridge(clock.link, web=True, web_host="127.0.0.1", origins=[PAGE])
+    monkeypatch.undo()
     # Refused before it listened or claimed anything: a bridge can start at once.
     assert runtime.lookup(clock.link) is None
     b = start_bridge(clock.link)

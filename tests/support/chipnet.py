@@ -6,7 +6,7 @@ from goclockfw.desktop.chiplink import ModelLink
 
 from .chipclock import BYOYOMI, SIDES, ChipClock, game_presses
 
-NET = {"mqtt": {"host": "10.0.0.2", "port": 1883}, "hall": "h", "clock": "c1"}
+NET = {"mqtt": {"host": "127.0.0.1", "port": 1883}, "hall": "h", "clock": "c1"}
 START_GAP_MS = 1000
 
 
