@@ -7,7 +7,6 @@ The clock is the firmware under the MicroPython unix port (virtual time); the ha
 paho-mqtt subscriber that waits on its SUBACK and on each message, bounded in time.
 """
 
-import base64
 import json
 import os
 import signal
@@ -20,6 +19,7 @@ from goclock.bridge import start_bridge
 from goclock.bridge.hall import HallOptions
 from support.bridgeclock import PluggedClock, RawPeer, clock, new_game, ok, runtime_dir  # noqa: F401
 from support.cli import own_home, run  # noqa: F401 (autouse)
+from support.hallbridge import pulled
 from support.mosquitto import mosquitto  # noqa: F401 (a fixture)
 from support.mqttsub import Subscriber
 
@@ -70,20 +70,6 @@ def joined(got):
         assert offset == len(data), "slice %d at %d, have %d bytes" % (rec, offset, len(data))
         data += body
     return data
-
-
-def pulled(bridge, game):
-    """The game's log as `goclock logs pull` reads it, through the bridge."""
-    peer = RawPeer(bridge)
-    data = b""
-    try:
-        while True:
-            r = peer.ask({"id": 1, "cmd": "logs.get", "game": game, "offset": len(data)})
-            data += base64.b64decode(r["data"])
-            if r["eof"]:
-                return data
-    finally:
-        peer.close()
 
 
 def test_a_usb_clock_joins_the_hall(clock, runtime_dir, mosquitto, hall, tmp_path, capsys):

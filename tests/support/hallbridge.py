@@ -58,17 +58,7 @@ class HallClock:
             peer.close()
 
     def pulled(self, game):
-        """The game's log as `goclock logs pull` reads it (logs.get through the bridge)."""
-        peer = RawPeer(self.bridge)
-        data = b""
-        try:
-            while True:
-                r = peer.ask({"id": 1, "cmd": "logs.get", "game": game, "offset": len(data)})
-                data += base64.b64decode(r["data"])
-                if r["eof"]:
-                    return data
-        finally:
-            peer.close()
+        return pulled(self.bridge, game)
 
     def stop(self):
         self.bridge.stop()
@@ -89,3 +79,17 @@ def collected(svc, clock, game, timeout=30.0):
         "%s game %d collected whole" % (clock, game),
     )
     return svc.collector.games[(clock, game)]
+
+
+def pulled(bridge, game):
+    """The game's log as `goclock logs pull` reads it (logs.get through the bridge)."""
+    peer = RawPeer(bridge)
+    data = b""
+    try:
+        while True:
+            r = peer.ask({"id": 1, "cmd": "logs.get", "game": game, "offset": len(data)})
+            data += base64.b64decode(r["data"])
+            if r["eof"]:
+                return data
+    finally:
+        peer.close()
