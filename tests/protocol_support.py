@@ -18,8 +18,10 @@ def make_device(flash_dir=None, write=None):
     sent = []
     proto = app.protocol
 
-    def collect(data):
-        sent.append(data if isinstance(data, str) else bytes(data).decode())
+    def collect(data, n=-1):  # the protocol's write(buf, n): one line, buf[:n]
+        sent.append(
+            data if isinstance(data, str) else bytes(data[: len(data) if n < 0 else n]).decode()
+        )
 
     proto.write = write or collect
     return app, proto, sent

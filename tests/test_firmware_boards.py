@@ -200,8 +200,9 @@ def hw(monkeypatch):
             return 1
 
     class Out:
-        def write(self, data):
-            line_out.extend(data)
+        def write(self, data, off=0, n=None):  # MicroPython's stream write(buf, off, len)
+            line_out.extend(data[off : len(data) if n is None else off + n])
+            return len(data) - off if n is None else n
 
     polls = [FakePoll(lambda: bool(line_in)), FakePoll(lambda: room["ok"])]
     # The first board made gets the line's polls; later ones a line that never has anything.
@@ -511,15 +512,17 @@ def test_pico_w_battery_reading_takes_the_radio_s_chip_select(hw):
 
 def test_usb_line_reads_bytes_and_never_waits_to_write(hw):
     board = hw.mcu.McuBoard({"board": "bare"})
-    assert board.read_serial() is None
+    buf = bytearray(256)
+    assert board.read_serial(buf) == 0
     hw.line_in.extend(b'{"cmd": "info"}\n')
-    assert bytes(board.read_serial()) == b'{"cmd": "info"}\n'
-    assert board.serial_send(b'{"ok": true}') == 12
+    assert board.read_serial(buf) == 16 and bytes(buf[:16]) == b'{"cmd": "info"}\n'
+    ring = bytearray(b'..{"ok": true}..')
+    assert board.serial_send(ring, 2, 12) == 12  # a piece of the output ring, no slice made
     assert bytes(hw.line_out) == b'{"ok": true}'
     long = b"x" * 200
-    assert board.serial_send(long) == 64  # a USB packet at a time: never a long wait
+    assert board.serial_send(long, 0, 200) == 64  # a USB packet at a time: never a long wait
     hw.room["ok"] = False
-    assert board.serial_send(b"later") == 0  # no room: nothing written, the caller keeps it
+    assert board.serial_send(b"later", 0, 5) == 0  # no room: nothing written, the caller keeps it
     assert b"later" not in hw.line_out
 
 
@@ -528,7 +531,7 @@ def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
     writes up to SEND_PIECES_USB packets, asking before each, and stops at the first no."""
     board = hw.rp2mod.Rp2Board({"board": "pico"})
     long = bytes(range(200)) * 2
-    assert board.serial_send(long) == 4 * 64  # the CDC's 256-byte FIFO, a packet at a time
+    assert board.serial_send(long, 0, 400) == 4 * 64  # the CDC's 256-byte FIFO, a packet at a time
     assert bytes(hw.line_out) == long[:256]
     asked = []
 
@@ -538,9 +541,9 @@ def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
 
     hw.room["ok"] = True
     board._poll_out = FakePoll(room)
-    assert board.serial_send(long[256:]) == 128 and len(asked) == 3
+    assert board.serial_send(long, 256, 144) == 128 and len(asked) == 3
     assert bytes(hw.line_out) == long[:384]
-    assert board.serial_send(b"tail") == 0  # no room: nothing written
+    assert board.serial_send(b"tail", 0, 4) == 0  # no room: nothing written
     # The ESP32's UART polls writable whatever its FIFO holds: one packet a pass there.
     assert hw.esp32.Esp32Board({"board": "esp32"}).send_pieces == 1
 

@@ -20,10 +20,11 @@ class Host(Board):
         self.sending = bytearray()
         self.read = bytearray()
 
-    def read_serial(self):
-        data = bytes(self.sending[:256])
-        del self.sending[:256]
-        return data or None
+    def read_serial(self, buf):
+        n = min(len(buf), len(self.sending))
+        buf[0:n] = self.sending[:n]
+        del self.sending[:n]
+        return n
 
 
 def run(s, host, now, passes):
@@ -34,10 +35,10 @@ def run(s, host, now, passes):
         s.line.receive(host, now)
         s.step(now)
         s.changed = False
-        data = out.take()
-        if data is not None:
-            n = min(len(data), PIECE)
-            host.read.extend(bytes(data[:n]))
+        k = out.take()
+        if k:
+            n = min(k, PIECE)
+            host.read.extend(bytes(out.buf[out.head : out.head + n]))
             out.sent(n)
         now += 10
     return now

@@ -25,8 +25,8 @@ DRIVER = """
 import sys
 from protocol_support import make_device
 out = sys.stdout.buffer
-def send(text):
-    out.write(text.encode() if isinstance(text, str) else text)
+def send(text, n=-1):
+    out.write(text.encode() if isinstance(text, str) else bytes(text[:len(text) if n < 0 else n]))
     out.write(b"\\n")
 app, proto, _ = make_device(sys.argv[1], send)
 inp = sys.stdin.buffer

@@ -10,15 +10,21 @@ status after the event for STATUS_KINDS (main_ms, flagged, then periods, moves,
 period_ms, points, spent_ms as the time control has them), and any extra fields the caller adds. The game log appends its checksum (storage/logline.py). The table
 of kinds is in docs/protocol.md.
 
-`EventWriter` writes one object into a buffer it keeps, digit by digit and through a small
-cache of encoded strings, so a press or a call allocates nothing once the cache is warm;
-the bytes are the same on CPython and MicroPython (no dict ordering, no json spacing).
+`EventWriter` writes one object into a buffer it keeps (`buf`, the line is its first `n`
+bytes), so a press or a call allocates nothing: the bytes are the same on CPython and
+MicroPython (no dict ordering, no json spacing). A clock event is written from a
+*template*: the line of its shape (kind, side, the fields its time control gives) with a
+marker byte where each number goes (jsontext.py), made once per shape and filled in by
+one viper call, so the press's record costs a few list stores, not a field at a time.
+Anything else (values of other types, extra fields) is written field by field.
 """
 
 import json
 
-from goclockfw.bytesops import slices
+from goclockfw.bytesops import copy
+from goclockfw.core.gameclock import STATUS_FIELDS as STATUS_FIELDS  # the format's own
 from goclockfw.core.timecontrol import SIDE_NAMES
+from goclockfw.jsontext import BOOL, INT, TEXT, put_int, render
 
 # The field that carries each kind's value; "value" for a kind not listed.
 VALUE_FIELDS = {
@@ -35,12 +41,11 @@ VALUE_FIELDS = {
 }
 # Kinds that carry the side's status as the event leaves it.
 STATUS_KINDS = ("press", "adjust", "block")
-# Status fields, in the order they are written (a time control has only some of them):
-# `points` is an Ing side's penalty so far, `spent_ms` an untimed side's clock's total.
-STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms", "points", "spent_ms")
-
-_HEX = b"0123456789abcdef"
-_ALL = slices[0:]  # made once: `line[0:]` would build a slice object each time
+_STATES = ("idle", "running", "paused", "ended")  # gameclock's states, by number in shapes
+_NBITS = bytes(bin(i).count("1") for i in range(128))  # fields in a status mask
+INT_ROOM = 12  # the longest decimal a small int writes ("-" and 10 digits), and a comma
+MAX_TEMPLATES = 48  # clock event shapes kept (a game uses a dozen or so)
+MAX_CACHED = 96  # encoded strings kept (call phrases, notices, keys)
 
 
 def _json_str(s):
@@ -52,124 +57,149 @@ def _json_str(s):
 
 
 class EventWriter:
-    """Builds event objects in one buffer (`line`) that keeps its allocation."""
+    """Builds event objects in one buffer (`buf`, of which the first `n` bytes are the line)
+    that keeps its allocation; it grows only for a line longer than it (a config record)."""
 
     def __init__(self, size=256):
-        self.line = bytearray(size)
+        self.buf = bytearray(size)
+        self.n = 0
         self._enc = {}  # str -> its JSON bytes
+        self._tpl = {}  # a clock event's shape (a small int) -> (kind, template, its ints)
+        self._kinds = {}  # kind -> its number in the shapes (1 ..)
+        self._ints = [0] * 16  # a clock event's numbers, in its template's order
+        self._strs = [None]  # ... and its string value (a call's phrase), encoded
+
+    @property
+    def line(self):
+        """The line written (a view of the buffer: valid until the next write)."""
+        return memoryview(self.buf)[: self.n]
+
+    def reset(self):
+        self.n = 0
+
+    def _room(self, k):
+        """Room for `k` more bytes: the buffer doubled when it has not (rare: allocates)."""
+        if self.n + k > len(self.buf):
+            size = 2 * len(self.buf)
+            while size < self.n + k:
+                size *= 2
+            bigger = bytearray(size)
+            copy(bigger, 0, self.buf, 0, self.n)
+            self.buf = bigger
 
     # ----- pieces ---------------------------------------------------------
 
-    def put_str(self, s):
+    def put_bytes(self, b):
+        k = len(b)
+        if self.n + k > len(self.buf):
+            self._room(k)
+        copy(self.buf, self.n, b, 0, k)
+        self.n += k
+
+    def put_byte(self, c):
+        if self.n >= len(self.buf):
+            self._room(1)
+        self.buf[self.n] = c
+        self.n += 1
+
+    def encoded(self, s):
+        """The JSON bytes of string `s` (kept for the strings that come back)."""
         b = self._enc.get(s)
         if b is None:
             b = _json_str(s)
-            if len(self._enc) < 64:
+            if len(self._enc) < MAX_CACHED:
                 self._enc[s] = b
-        self.line.extend(b)
+        return b
 
-    def put_int(self, n):
-        line = self.line
-        if n < 0:
-            line.append(45)
-            n = -n
-        i = len(line)
-        while True:
-            line.append(48 + n % 10)
-            n //= 10
-            if not n:
-                break
-        j = len(line) - 1
-        while i < j:  # the digits came out backwards
-            a = line[i]
-            line[i] = line[j]
-            line[j] = a
-            i += 1
-            j -= 1
+    def put_str(self, s):
+        self.put_bytes(self.encoded(s))
 
-    def put_hex32(self, c):
-        for shift in (28, 24, 20, 16, 12, 8, 4, 0):
-            self.line.append(_HEX[(c >> shift) & 15])
+    def put_int(self, v):
+        if self.n + INT_ROOM > len(self.buf):
+            self._room(INT_ROOM)
+        self.n = put_int(self.buf, self.n, v)
 
     def put_value(self, v):
         if v is None:
-            self.line.extend(b"null")
+            self.put_bytes(b"null")
         elif v is True:
-            self.line.extend(b"true")
+            self.put_bytes(b"true")
         elif v is False:
-            self.line.extend(b"false")
+            self.put_bytes(b"false")
         elif isinstance(v, int):
-            self.put_int(v)
+            if -0x3FFFFFFF <= v <= 0x3FFFFFFF:
+                self.put_int(v)
+            else:  # beyond a small int (a time of day in ms): as text, allocating
+                self.put_bytes(b"%d" % v)
         elif isinstance(v, str):
             self.put_str(v)
         elif isinstance(v, float) and v - v != 0:
             # inf/nan have no JSON form (x - x is 0 only for a finite x; no float constant,
             # which a 32-bit port could not even hold)
-            self.line.extend(b"null")
+            self.put_bytes(b"null")
         elif isinstance(v, dict):
             # Keys sorted: the same bytes on every interpreter (dict order differs).
-            self.line.append(123)  # "{"
+            self.put_byte(123)  # "{"
             first = True
             for k in sorted(v):
                 if not first:
-                    self.line.append(44)
+                    self.put_byte(44)
                 first = False
                 self.put_str(k if isinstance(k, str) else str(k))
-                self.line.append(58)
+                self.put_byte(58)
                 self.put_value(v[k])
-            self.line.append(125)
+            self.put_byte(125)
         elif isinstance(v, (list, tuple)):
-            self.line.append(91)  # "["
+            self.put_byte(91)  # "["
             for i in range(len(v)):
                 if i:
-                    self.line.append(44)
+                    self.put_byte(44)
                 self.put_value(v[i])
-            self.line.append(93)
+            self.put_byte(93)
         else:
-            self.line.extend(json.dumps(v).encode())
+            self.put_bytes(json.dumps(v).encode())
 
     def field(self, key, v):
         """`,"key":value` after what is written so far."""
-        self.line.append(44)  # ","
+        self.put_byte(44)  # ","
         self.put_str(key)
-        self.line.append(58)  # ":"
+        self.put_byte(58)  # ":"
         self.put_value(v)
 
     def status(self, key, st):
         """A side's status dict (STATUS_FIELDS order) under `key`, or flat when key is None."""
         if key is not None:
-            self.line.append(44)
+            self.put_byte(44)
             self.put_str(key)
-            self.line.extend(b":{")
+            self.put_bytes(b":{")
         first = True
         for k in STATUS_FIELDS:
             if k in st:
                 if key is not None and first:
                     self.put_str(k)
-                    self.line.append(58)
+                    self.put_byte(58)
                     self.put_value(st[k])
                 else:
                     self.field(k, st[k])
                 first = False
         if key is not None:
-            self.line.append(125)
+            self.put_byte(125)
 
     # ----- whole events ------------------------------------------------------
 
     def begin(self, kind, t, side=None):
         """Start an event: `{"event":kind,"t":t[,"side":...]` (no closing brace yet)."""
-        line = self.line
-        line[_ALL] = b""  # empties it, keeping the allocation
-        line.extend(b'{"event":')
+        self.n = 0
+        self.put_bytes(b'{"event":')
         self.put_str(kind)
-        line.extend(b',"t":')
-        self.put_int(t)
+        self.put_bytes(b',"t":')
+        self.put_value(t)
         if side is not None and 0 <= side <= 1:
-            line.extend(b',"side":')
+            self.put_bytes(b',"side":')
             self.put_str(SIDE_NAMES[side])
 
     def end(self):
-        self.line.append(125)  # "}"
+        self.put_byte(125)  # "}"
 
     def event(self, kind, t, side=None, value=None, extra=None):
         """A whole event: the value under its field, then `extra` (a dict, or a list of
@@ -185,11 +215,13 @@ class EventWriter:
                 for k, v in extra:
                     self.field(k, v)
         self.end()
-        return self.line
 
-    def clock_event(self, clock, kind, side, t, tick, value, extra=None):
+    def clock_event(self, clock, kind, side, t, tick, value, extra=None, generic=False):
         """A clock listener call (kind, side, tick, value) as an event at game time `t`:
-        with the side's status for STATUS_KINDS and the lateness for an arrival."""
+        with the side's status for STATUS_KINDS and the lateness for an arrival. From its
+        shape's template when it has one (`generic`: field by field, as tests compare)."""
+        if not extra and not generic and self._from_template(clock, kind, side, t, tick, value):
+            return
         self.begin(kind, t, side)
         if value is not None:
             self.field(VALUE_FIELDS.get(kind, "value"), value)
@@ -203,4 +235,165 @@ class EventWriter:
             for k, v in extra:
                 self.field(k, v)
         self.end()
-        return self.line
+
+    # ----- templates ------------------------------------------------------------
+
+    def _from_template(self, clock, kind, side, t, tick, value):
+        """The event written from its shape's template; False when it has none (a value
+        that is not a small int or a string, a time beyond a small int)."""
+        self.n = 0
+        ints = self._ints
+        ints[0] = t
+        k = 1
+        shape = 0  # the value's kind, the side, the status mask, the kind: one small int
+        room = 16
+        if value is not None:
+            if value is True or value is False or isinstance(value, float):
+                return False
+            if isinstance(value, int):
+                ints[1] = value
+                k = 2
+                shape = 1
+            elif isinstance(value, str):
+                b = self.encoded(value)
+                self._strs[0] = b
+                room += len(b)
+                shape = 2
+            else:
+                return False
+        if kind == "press":
+            ints[k] = clock.moves_made
+            k += 1
+        elif kind == "arrive":
+            ints[k] = clock.last_late_ms
+            k += 1
+        if kind in STATUS_KINDS:
+            shape |= clock.status_values(side, tick, ints, k) << 2
+        if side is not None and 0 <= side <= 1:
+            shape |= (side + 1) << 9
+        kid = self._kinds.get(kind)
+        if kid is None:
+            if len(self._kinds) >= 63:
+                return False
+            kid = self._kinds[kind] = len(self._kinds) + 1
+        key = (shape << 6) | kid
+        tpl = self._tpl.get(key)
+        if tpl is None:
+            tpl = self._template(kind, side, shape)
+            if len(self._tpl) < MAX_TEMPLATES:
+                self._tpl[key] = tpl
+        body = tpl[0]
+        room += len(body) + INT_ROOM * tpl[1]
+        if self.n + room > len(self.buf):
+            self._room(room)
+        self.n = render(self.buf, 0, body, len(body), ints, self._strs)
+        return True
+
+    def _template(self, kind, side, shape):
+        """(template, numbers in it) of a clock event's shape: what `clock_event` writes
+        field by field, with INT, BOOL and TEXT where its values go."""
+        b = bytearray(b'{"event":')
+        b.extend(self.encoded(kind))
+        b.extend(b',"t":')
+        b.append(INT)
+        if side is not None and 0 <= side <= 1:
+            b.extend(b',"side":')
+            b.extend(self.encoded(SIDE_NAMES[side]))
+        if shape & 3:
+            b.append(44)
+            b.extend(self.encoded(VALUE_FIELDS.get(kind, "value")))
+            b.append(58)
+            b.append(INT if shape & 3 == 1 else TEXT)
+        if kind == "press":
+            b.extend(b',"move":')
+            b.append(INT)
+        elif kind == "arrive":
+            b.extend(b',"late_ms":')
+            b.append(INT)
+        mask = (shape >> 2) & 127
+        for i in range(len(STATUS_FIELDS)):
+            if mask & (1 << i):
+                b.append(44)
+                b.extend(self.encoded(STATUS_FIELDS[i]))
+                b.append(58)
+                b.append(BOOL if i == 1 else INT)
+        b.append(125)
+        numbers = 0
+        for c in b:
+            if c == INT or c == BOOL:
+                numbers += 1
+        return (bytes(b), numbers)
+
+    # ----- the status object ------------------------------------------------------
+
+    def status_members(self, clock, now, tc_text, game):
+        """The protocol's status object's members (docs/protocol.md), without its braces,
+        after what is written: state, turn, black, white (each side's STATUS_FIELDS, and
+        "absent": true while marked late), moves, time_control (`tc_text`: its JSON,
+        written once a game by the caller), game. From its shape's template."""
+        ints = self._ints
+        mb = clock.status_values(0, now, ints, 0)
+        k = _NBITS[mb]
+        mw = clock.status_values(1, now, ints, k)
+        k += _NBITS[mw]
+        ints[k] = clock.moves_made
+        if game is not None:
+            ints[k + 1] = game
+        sides = clock.sides
+        shape = mb | mw << 7 | (clock.turn + 1) << 14 | _STATES.index(clock.state) << 16
+        if sides[0].absent:
+            shape |= 1 << 18
+        if sides[1].absent:
+            shape |= 1 << 19
+        if game is None:
+            shape |= 1 << 20
+        tpl = self._tpl.get(-shape)  # (negative: apart from the clock events' shapes)
+        if tpl is None:
+            tpl = self._status_template(shape)
+            if len(self._tpl) < MAX_TEMPLATES:
+                self._tpl[-shape] = tpl
+        body = tpl[0]
+        strs = self._strs
+        strs[0] = tc_text
+        room = len(body) + INT_ROOM * tpl[1] + len(tc_text) + 8
+        if self.n + room > len(self.buf):
+            self._room(room)
+        self.n = render(self.buf, self.n, body, len(body), ints, strs)
+
+    def _status_template(self, shape):
+        turn = ((shape >> 14) & 3) - 1
+        b = bytearray(b'"state":')
+        b.extend(self.encoded(_STATES[(shape >> 16) & 3]))
+        b.extend(b',"turn":')
+        b.extend(self.encoded(SIDE_NAMES[turn]) if turn >= 0 else b"null")
+        for side in (0, 1):
+            b.append(44)
+            b.extend(self.encoded(SIDE_NAMES[side]))
+            b.extend(b":{")
+            mask = (shape >> (7 * side)) & 127
+            first = True
+            for i in range(len(STATUS_FIELDS)):
+                if mask & (1 << i):
+                    if not first:
+                        b.append(44)
+                    first = False
+                    b.extend(self.encoded(STATUS_FIELDS[i]))
+                    b.append(58)
+                    b.append(BOOL if i == 1 else INT)
+            if shape & (1 << (18 + side)):
+                b.extend(b',"absent":true')
+            b.append(125)
+        b.extend(b',"moves":')
+        b.append(INT)
+        b.extend(b',"time_control":')
+        b.append(TEXT)
+        b.extend(b',"game":')
+        if shape & (1 << 20):
+            b.extend(b"null")
+        else:
+            b.append(INT)
+        numbers = 0
+        for c in b:
+            if c == INT or c == BOOL:
+                numbers += 1
+        return (bytes(b), numbers)

@@ -271,8 +271,8 @@ class ChipClock:
             self.run_to_us(t0 + host_stops_ms * 1000 + 137)
             send = self.board.serial_send
 
-            def serial_send(data):
-                n = send(data)
+            def serial_send(buf, start, k):
+                n = send(buf, start, k)
                 if n % SEND_PIECE:  # a short write: the host stops reading there
                     m.host_reads(False)
                     self.board.serial_send = send
@@ -491,16 +491,16 @@ def requests_while_host_stopped(chip, requests=20):
     got = bytearray()
     send = c.board.serial_send
 
-    def serial_send(data):
-        n = send(data)
-        got.extend(bytes(data[:n]))
+    def serial_send(buf, start, k):
+        n = send(buf, start, k)
+        got.extend(bytes(buf[start : start + n]))
         return n
 
     c.board.serial_send = serial_send
     c.model.host_reads(False)
     pending = bytearray()
 
-    def reader():  # as board/mcu.py's read_serial: SERIAL_CHUNK (256) bytes a pass at most
+    def reader():  # as board/mcu.py's read_serial: HostLine's 256 bytes a pass at most
         if not pending:
             return None
         data = bytes(pending[:256])

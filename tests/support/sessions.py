@@ -26,11 +26,11 @@ def out_lines(session):
     out = session.out
     got = bytearray()
     while True:
-        data = out.take()
-        if data is None:
+        k = out.take()
+        if not k:
             break
-        got.extend(data)
-        out.sent(len(data))
+        got.extend(out.buf[out.head : out.head + k])
+        out.sent(k)
     return [json.loads(x) for x in bytes(got).decode().split("\n") if x]
 
 

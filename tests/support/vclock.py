@@ -41,6 +41,7 @@ class VirtualBoard(Board):
         self.kbd = None  # the keyboard interrupt as the loop last set it
         self.led = 0
         self.reader = lambda: None  # bytes from the host, or None
+        self._pending = bytearray()  # what the reader gave that a pass has not taken yet
         self.writer = len  # (bytes) -> how many the line took
 
     def ticks(self):
@@ -57,12 +58,19 @@ class VirtualBoard(Board):
             return
         self.now = ticks_add(self.now, ms if 0 < ms < left else (left if ms > 0 else 0))
 
-    def read_serial(self):
+    def read_serial(self, buf):
         # Nothing is read while virtual time runs for a request: its effects come first.
-        return None if self.target is not None else self.reader()
+        if self.target is not None:
+            return 0
+        if not self._pending:
+            self._pending.extend(self.reader() or b"")
+        n = min(len(buf), len(self._pending))  # a pass takes what the line's buffer holds
+        buf[0:n] = self._pending[:n]
+        del self._pending[:n]
+        return n
 
-    def serial_send(self, data):
-        return self.writer(bytes(data))
+    def serial_send(self, buf, start, n):
+        return self.writer(bytes(buf[start : start + n]))
 
     def kbd_intr(self, enable):
         self.kbd = bool(enable)
@@ -92,9 +100,11 @@ class VirtualClock:
             self.loop._step()
 
     def busy(self):
-        """Is there more to do before the clock waits for the host: time to run, output?"""
+        """Is there more to do before the clock waits for the host: time to run, output,
+        request bytes the line has not taken yet (a pass reads 256 at most)?"""
         with self.lock:
-            return self.board.target is not None or self.session.out.used > 0
+            b = self.board
+            return b.target is not None or self.session.out.used > 0 or len(b._pending) > 0
 
     def hold(self, ms):
         """Let `ms` of virtual time run before the next serial byte is read."""

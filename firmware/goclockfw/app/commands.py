@@ -27,6 +27,7 @@ from goclockfw.app.timeofday import EARLIEST, LATEST
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
+from goclockfw.events import EventWriter
 from goclockfw.storage.identity import clock_id
 from goclockfw.storage.netconfig import keep_secrets, public
 
@@ -67,6 +68,8 @@ class Commands:
         self.logs = session.journal  # the game logs (storage/journal.py: list, read, clear)
         self.reason = None  # why the last press was ignored
         self._clock_id = None  # made at the first `info` (storage/identity.py)
+        self._tc = None  # the time control whose JSON `_tc_text` is (write_status)
+        self._tc_text = b""
 
     # ----- what a source may ask ----------------------------------------------------
 
@@ -92,6 +95,17 @@ class Commands:
         status["time_control"] = s.tc.to_json()
         status["game"] = s.journal.current
         return status
+
+    def write_status(self, w):
+        """The status object's members written by `w` (events.EventWriter) in place: what
+        `status()` says, nothing allocated (the time control's JSON is made once a game)."""
+        s = self.s
+        if s.tc is not self._tc:
+            t = EventWriter(128)
+            t.put_value(s.tc.to_json())
+            self._tc_text = bytes(t.buf[: t.n])
+            self._tc = s.tc
+        w.status_members(s.clock, s.now, self._tc_text, s.journal.current)
 
     def get_config(self):
         """The config as anyone may see it: a password that is set reads "***"."""

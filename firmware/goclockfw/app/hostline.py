@@ -20,6 +20,9 @@ sleeps on while they are not.
 """
 
 from goclockfw.app.outbuf import REPLY_ROOM
+from goclockfw.protocol.lineread import NO_LINE, OVERLONG, OVERLONG_LINE
+
+SERIAL_IN = 256  # bytes taken from the board's line per pass, at most
 
 
 class HostLine:
@@ -29,6 +32,7 @@ class HostLine:
         self.held = []  # request lines read but not answered yet (no room for their replies)
         self.long = None  # what is left of a reply going in piece by piece (a memoryview)
         self._catch_up = catch_up  # the session's clock run up to now (replies say the time)
+        self.inbuf = bytearray(SERIAL_IN)  # what the board reads into (read_serial)
 
     def room(self):
         """May a request be answered now: nothing going in, room for a reply?"""
@@ -49,33 +53,43 @@ class HostLine:
         reading = not held and self.long is None and out.size - out.used >= REPLY_ROOM
         board.watch_serial = reading
         if reading:
-            data = board.read_serial()
-            if data is not None:
-                self.feed(data, now)
+            n = board.read_serial(self.inbuf)
+            if n:
+                self.feed(self.inbuf, now, n)
 
-    def feed(self, data, now):
-        """Request bytes: each request they complete is answered at once while its reply
-        fits, else held (in order) for `receive`."""
+    def feed(self, data, now, n=-1):
+        """Request bytes, data[:n] (all of it by default): each request they complete is
+        answered at once while its reply fits, else held (in order, a copy) for `receive`.
+        Lines are read in the reader's buffer, where they are (nothing allocated)."""
         self._catch_up(now)
         held = self.held
         out = self.out
         p = self.protocol
-        for line in p.lines(data):
+        r = p.reader
+        r.begin(data, n)
+        while True:
+            k = r.next_line()
+            if k == NO_LINE:
+                return
             if held or self.long is not None or out.size - out.used < REPLY_ROOM:
-                held.append(line)  # (rare: a host that stopped reading; the reader copied it)
+                # (rare: a host that stopped reading)
+                held.append(OVERLONG if k == OVERLONG_LINE else bytes(r.buf[:k]))
                 continue
-            self._reply(p.reply_to(line))
+            self._reply(p.reply_to(r.buf, k))
 
     def _reply(self, reply):
         out = self.out
         if isinstance(reply, str):
-            reply = reply.encode()  # (an error's text: the replies proper are bytes already)
-        if len(reply) + 1 <= out.size - out.used:
-            out.put(reply)
+            reply = reply.encode()  # (an error's text: the replies proper are written in place)
+            buf, n = reply, len(reply)
+        else:
+            buf, n = reply.buf, reply.n  # the protocol's reply writer (events.EventWriter)
+        if n + 1 <= out.size - out.used:
+            out.put(buf, n)
             return
         # Longer than the room there is: copied (the protocol reuses its buffer), then in
         # pieces as the line drains; no event line enters the ring until it is all in.
-        self.long = memoryview(bytes(reply) + b"\n")
+        self.long = memoryview(bytes(buf[:n]) + b"\n")
         out.holding = True
         self._more()
 

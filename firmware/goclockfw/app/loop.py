@@ -93,9 +93,9 @@ class Loop:
 
     def _send(self):
         out = self.session.out
-        data = out.take()
-        if data is not None:
-            out.sent(self.board.serial_send(data))
+        k = out.take()
+        if k:
+            out.sent(self.board.serial_send(out.buf, out.head, k))
 
     def _show(self, now):
         b = self.board

@@ -13,13 +13,14 @@ with `put_part`, piece by piece as the line drains, while `holding` keeps every 
 line out (dropped, counted) so that none lands inside it. So a reply is never dropped.
 """
 
+from goclockfw.bytesops import copy
+
 REPLY_ROOM = 2048  # a reply of ten presets or a logs.get chunk (base64) fits in this
 
 
 class OutBuffer:
     def __init__(self, size=6144):
         self.buf = bytearray(size)
-        self.view = memoryview(self.buf)
         self.size = size
         self.head = 0  # next byte to send
         self.used = 0
@@ -30,21 +31,27 @@ class OutBuffer:
     def free(self):
         return self.size - self.used
 
-    def put(self, data):
-        """Queue one line (`data` without its newline). False when it was dropped."""
+    def put(self, data, n=-1):
+        """Queue one line, `data[:n]` (all of it by default) without its newline. False
+        when it was dropped."""
         if isinstance(data, str):
             data = data.encode()
-        if self.holding or len(data) + 1 > self.size - self.used:
+            n = -1
+        if n < 0:
+            n = len(data)
+        if self.holding or n + 1 > self.size - self.used:
             self.dropped += 1
             return False
-        self.put_part(data)
+        self.put_part(data, n)
         self.buf[(self.head + self.used) % self.size] = 10
         self.used += 1
         return True
 
-    def put_part(self, data):
-        """As much of `data` as there is room for, no newline added: the count taken."""
-        n = len(data)
+    def put_part(self, data, n=-1):
+        """As much of `data[:n]` as there is room for, no newline added: the count taken.
+        Copied by bytesops.copy (a slice would allocate on the chip)."""
+        if n < 0:
+            n = len(data)
         free = self.size - self.used
         if n > free:
             n = free
@@ -54,21 +61,19 @@ class OutBuffer:
         first = self.size - tail
         if first > n:
             first = n
-        self.buf[tail : tail + first] = data if first == len(data) else data[:first]
-        rest = n - first
-        if rest:
-            self.buf[0:rest] = data[first:n]
+        copy(self.buf, tail, data, 0, first)
+        if n > first:
+            copy(self.buf, 0, data, first, n - first)
         self.used += n
         return n
 
     def take(self):
-        """The bytes waiting, as one memoryview (up to the ring's end), or None."""
+        """How many bytes wait from `head` on in one piece (up to the ring's end): the
+        caller sends buf[head:head + count]; 0 when none wait."""
         if not self.used:
-            return None
+            return 0
         end = self.head + self.used
-        if end > self.size:
-            end = self.size
-        return self.view[self.head : end]
+        return (self.size if end > self.size else end) - self.head
 
     def sent(self, n):
         """`n` bytes of what `take` gave were sent."""

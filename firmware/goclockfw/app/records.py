@@ -14,6 +14,7 @@ but never started has no records); notices made before that wait for it.
 
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
+from goclockfw.events import EventWriter
 from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
@@ -32,6 +33,7 @@ class Records:
         self.marks = 0  # marks written since it
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
+        self.ev = EventWriter(320)  # each clock event's line, for the log and the host
 
     # ----- game time ---------------------------------------------------------
 
@@ -69,17 +71,24 @@ class Records:
             j.record("log", 0, None, None, (("notice", notice), ("message", message)))
 
     def clock_event(self, clock, kind, side, tick, value, extra=None):
-        """A clock listener call: written, then told to a watching host."""
+        """A clock listener call: written, then told to a watching host. The line is made
+        once (events.EventWriter): the record is it with its checksum, the event line it."""
         t = self.t(tick)
         written = False
+        ev = self.ev
+        try:
+            ev.clock_event(clock, kind, side, t, tick, value, extra)
+        except Exception as e:  # a value json cannot write: report, go on
+            self.problem("game log record %s not written: %r" % (kind, e))
+            return
         if self.started:
-            written = self.journal.record_clock(clock, kind, side, t, tick, value, extra)
+            written = self.journal.record_line(kind, t, ev.buf, ev.n)
             if written:
                 self.last_t = t
                 self.marks = 0
             else:
                 self.problem(self.journal.error)
-        self.protocol.clock_event(clock, kind, side, t, tick, value, extra)
+        self.protocol.event_line(ev.buf, ev.n)
         h = self.hall
         if h is not None:  # a networked clock: the event with its record number
             h.clock_event(

@@ -362,7 +362,7 @@ class Session:
             self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
         ):
             self.status_at = now
-            self.protocol.event("status", self.commands.status())
+            self.protocol.status_event()
 
     # ----- what the board shows -------------------------------------------------------
 

@@ -20,8 +20,12 @@ Usually implement:
                         is pressed: the loop reads every channel every pass
   poll_inputs(now)      every pass, before the edges are read: move edges the hardware
                         timed (a PIO FIFO) into `ring`, re-arm interrupts, read keys
-  read_serial()         request bytes waiting (bytes-like, valid until the next call) or None
-  serial_send(data)     write what the line takes now, never waiting; the count written
+  read_serial(buf)      request bytes waiting, read into `buf` (at most its length): the
+                        count, 0 when none wait
+  serial_send(buf, start, n)
+                        write what the line takes now of buf[start:start + n], never
+                        waiting; the count written (no slice is made: on the chip each
+                        would allocate)
 Optional parts, with their defaults (what a board without the part does):
   name, family          "board", "base": the board's name (in `info`) and its kind
   fs, flash             None: storage/fs.py FS over the flash's file system and the
@@ -70,6 +74,16 @@ from goclockfw.app.buttons import EdgeRing
 USB_SERIAL_RING = 3072
 
 
+def write_part(stream, buf, start, n):
+    """stream.write(buf[start:start + n]) without making the slice where the stream takes
+    an offset and a length (MicroPython's streams: write(buf, off, len)); a slice where it
+    does not (CPython's files). What write returns."""
+    try:
+        return stream.write(buf, start, n)
+    except TypeError:
+        return stream.write(memoryview(buf)[start : start + n])
+
+
 class Board:
     family = "base"
     name = "board"
@@ -109,11 +123,11 @@ class Board:
 
     # ----- serial line ------------------------------------------------------------------
 
-    def read_serial(self):
-        return None
+    def read_serial(self, buf):
+        return 0
 
-    def serial_send(self, data):
-        return len(data)  # no line: the bytes go nowhere, as on a board without a host
+    def serial_send(self, buf, start, n):
+        return n  # no line: the bytes go nowhere, as on a board without a host
 
     def kbd_intr(self, enable):
         pass

@@ -24,7 +24,6 @@ from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.board.base import Board
 from goclockfw.storage.fs import FS
 
-SERIAL_CHUNK = 256  # bytes taken from the USB line per loop iteration, at most
 SEND_PIECE = 64  # bytes handed to the line per write: one USB packet
 # Writes a pass may make on a USB CDC line whose POLLOUT means "a packet fits" (the Pico
 # image's patch 0002): TinyUSB's 256-byte TX FIFO, so a watched press's ~0.6 KB of event
@@ -63,8 +62,6 @@ class McuBoard(Board):
         self._player = None
         self._i2s = None
         self._one = bytearray(1)
-        self._chunk = bytearray(SERIAL_CHUNK)
-        self._chunk_view = memoryview(self._chunk)
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._poll = select.poll()
@@ -171,55 +168,55 @@ class McuBoard(Board):
 
     # ----- serial (USB stdio) ---------------------------------------------
 
-    def read_serial(self):
-        """Bytes waiting on the USB line (a memoryview), or None.
+    def read_serial(self, buf):
+        """Bytes waiting on the USB line, read into `buf`: the count.
 
         One byte at a time (a stdio read blocks for all it is asked), so the loop is kept
         tight: bound methods and buffers are looked up once, not per byte."""
         ipoll = self._ipoll_in
         readinto = self._readinto
         one = self._one
-        chunk = self._chunk
+        cap = len(buf)
         n = 0
-        while n < SERIAL_CHUNK:
+        while n < cap:
             for _ in ipoll(0):
                 break
             else:
                 break
             if not readinto(one):
                 break
-            chunk[n] = one[0]
+            buf[n] = one[0]
             n += 1
-        if n == 0:
-            return None
-        return self._chunk_view[:n]
+        return n
 
-    def serial_send(self, data):
-        """Write what the line takes now, without waiting; the count written.
+    def serial_send(self, buf, start, n):
+        """Write what the line takes now of buf[start:start + n], without waiting; the
+        count written.
 
         A host that stopped reading must not stall the loop: USB CDC on the Pico waits
         up to 500 ms for room, so only when the line says it has room, and only a
         SEND_PIECE at a time (a full USB packet fits), is anything written, up to
-        `send_pieces` of them; the session keeps the rest (app/outbuf.py)."""
-        total = len(data)
+        `send_pieces` of them; the session keeps the rest (app/outbuf.py). The stream's
+        write(buf, offset, length) takes the piece without a slice of it being made."""
         sent = 0
+        write = self._out.write
         for _ in range(self.send_pieces):
             ready = False
             for _ in self._poll_out.ipoll(0):
                 ready = True
             if not ready:
                 break
-            n = total - sent
-            if n > SEND_PIECE:
-                n = SEND_PIECE
+            k = n - sent
+            if k > SEND_PIECE:
+                k = SEND_PIECE
             # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
             try:
-                written = self._out.write(data[sent : sent + n])
+                written = write(buf, start + sent, k)
             except OSError:
                 written = None  # no host listening: the bytes go nowhere, the clock goes on
-            written = n if written is None else written
+            written = k if written is None else written
             sent += written
-            if written < n or sent >= total:
+            if written < k or sent >= n:
                 break
         return sent
 

@@ -116,18 +116,21 @@ class BrowserBoard(Board):
         """Bytes the page's virtual port wrote to the clock."""
         self._rx.extend(data)
 
-    def read_serial(self):
-        if not self._rx:
-            return None
-        data = bytes(self._rx[:256])
-        self._rx = self._rx[256:]
-        return data
+    def read_serial(self, buf):
+        n = len(self._rx)
+        if n > len(buf):
+            n = len(buf)
+        if n:
+            buf[0:n] = self._rx[:n]
+            self._rx = self._rx[n:]
+        return n
 
-    def serial_send(self, data):
+    def serial_send(self, buf, start, n):
         room = TX_ROOM - len(self._tx)
-        n = len(data) if len(data) < room else room
+        if n > room:
+            n = room
         if n > 0:
-            self._tx.extend(data[:n])
+            self._tx.extend(memoryview(buf)[start : start + n])
         return n if n > 0 else 0
 
     def take_serial(self):

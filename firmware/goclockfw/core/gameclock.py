@@ -54,6 +54,17 @@ BLACK = 0
 WHITE = 1
 NOBODY = -1
 
+# A side's status fields, in the order they are written (a time control has only some of
+# them): `points` is an Ing side's penalty so far, `spent_ms` an untimed side's clock's total.
+STATUS_FIELDS = ("main_ms", "flagged", "periods", "moves", "period_ms", "points", "spent_ms")
+_MAIN = 1  # their bits in status_values' mask
+_FLAGGED = 2
+_PERIODS = 4
+_MOVES = 8
+_PERIOD_MS = 16
+_POINTS = 32
+_SPENT = 64
+
 IDLE = "idle"
 RUNNING = "running"
 PAUSED = "paused"
@@ -66,7 +77,8 @@ class GameClock:
     def __init__(self, tc, listener):
         self.tc = tc
         self.listener = listener
-        self.status_buf = ({}, {})  # reused by status_into: a press builds no status dict
+        self.status_buf = ({}, {})  # reused by status_into
+        self._vals = [0] * 5  # side_status's values (status_values), filled, never made anew
         self.calls = _call_profile(tc.calls)
         self.sides = (SideTime(tc.sides[BLACK]), SideTime(tc.sides[WHITE]))
         self.state = IDLE
@@ -110,43 +122,61 @@ class GameClock:
             return False
         return self._next.prepare(self.sides[self.turn])
 
-    def side_status(self, side, now, into=None):
-        """One side's time as of `now` (after `advance(now)`), as a dict: a new one, or
-        `into` filled (the clock's `status_buf[side]`: the log and the event line of a
-        press use it, so a press allocates no dict; valid until the next call)."""
+    def status_values(self, side, now, out, k=0):
+        """One side's time as of `now` (after `advance(now)`) into `out[k:]`: the fields
+        of STATUS_FIELDS it has, in that order, `flagged` as 0 or 1. Returns the mask of
+        the fields written (bit i: STATUS_FIELDS[i]). A list filled, nothing allocated:
+        the log record and the event line of a press are written from it."""
         s = self.sides[side]
         if self.state != RUNNING or ticks_diff(now, self._seg_start) == 0:
             # Nothing has run since the values were settled (a press, a pause): as they are.
             main, period_used, block, delay_left = s.main, s.period_used, s.block, s.delay_left
         else:
             main, period_used, block, delay_left = self._view(side, now)
-        status = {} if into is None else into
-        status["main_ms"] = main
-        status["flagged"] = s.flagged
+        out[k] = main
+        out[k + 1] = 1 if s.flagged else 0
         kind = self.tc.kind
         period_ms = s.settings.period_ms
+        if kind == BYOYOMI:
+            out[k + 2] = s.periods
+            if s.flagged and s.periods == 0:
+                out[k + 3] = 0
+            elif side == self.turn and main == 0:
+                out[k + 3] = period_ms - period_used
+            else:
+                out[k + 3] = period_ms
+            return _MAIN | _FLAGGED | _PERIODS | _PERIOD_MS
         if kind == DELAY and s.main == 0 and (s.settings.main_ms == 0 or not s.flagged):
             # A time per move (no main time: from the start, or set so by the arbiter, the
             # delay staying): what is left of this move's (all of it when not its move).
-            status["period_ms"] = delay_left if side == self.turn else s.settings.delay_ms
-        elif kind == UNTIMED:
+            out[k + 2] = delay_left if side == self.turn else s.settings.delay_ms
+            return _MAIN | _FLAGGED | _PERIOD_MS
+        if kind == UNTIMED:
             # Nothing runs out: the display counts the side's own total up.
-            status["spent_ms"] = s.spent(self._running_ms(side, now))
-        elif kind == ING:
-            status["periods"] = s.periods
-            status["period_ms"] = block if s.in_block else period_ms
-            status["points"] = s.penalties * self.tc.penalty
-        elif kind == BYOYOMI:
-            status["periods"] = s.periods
-            if s.flagged and s.periods == 0:
-                status["period_ms"] = 0
-            elif side == self.turn and main == 0:
-                status["period_ms"] = period_ms - period_used
-            else:
-                status["period_ms"] = period_ms
-        elif kind == CANADIAN:
-            status["moves"] = s.moves
-            status["period_ms"] = block if s.in_block else period_ms
+            out[k + 2] = s.spent(self._running_ms(side, now))
+            return _MAIN | _FLAGGED | _SPENT
+        if kind == ING:
+            out[k + 2] = s.periods
+            out[k + 3] = block if s.in_block else period_ms
+            out[k + 4] = s.penalties * self.tc.penalty
+            return _MAIN | _FLAGGED | _PERIODS | _PERIOD_MS | _POINTS
+        if kind == CANADIAN:
+            out[k + 2] = s.moves
+            out[k + 3] = block if s.in_block else period_ms
+            return _MAIN | _FLAGGED | _MOVES | _PERIOD_MS
+        return _MAIN | _FLAGGED
+
+    def side_status(self, side, now, into=None):
+        """One side's time as of `now` (after `advance(now)`), as a dict: a new one, or
+        `into` filled (the clock's `status_buf[side]`; valid until the next call)."""
+        vals = self._vals
+        mask = self.status_values(side, now, vals)
+        status = {} if into is None else into
+        k = 0
+        for i in range(len(STATUS_FIELDS)):
+            if mask & (1 << i):
+                status[STATUS_FIELDS[i]] = vals[k] != 0 if i == 1 else vals[k]
+                k += 1
         return status
 
     def status_into(self, side, now):

@@ -45,7 +45,7 @@ import sys
 import time
 
 from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT
-from goclockfw.board.base import Board
+from goclockfw.board.base import Board, write_part
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
 from goclockfw.desktop.flash import NorFlash
 from goclockfw.desktop.parts import DesktopPlayer
@@ -108,7 +108,6 @@ class DesktopBoard(Board):
         if fd >= 0:
             self._serial = open(fd, "r+b")
             self._poll.register(self._serial, select.POLLIN)
-        self._chunk = bytearray(256)
         self._led = -1
         self.chip = None
         self._cut = False  # the chip's line took less than it was given
@@ -277,11 +276,11 @@ class DesktopBoard(Board):
 
     # ----- serial -------------------------------------------------------------
 
-    def read_serial(self):
+    def read_serial(self, buf):
         if self._serial is None:
-            return None
+            return 0
         n = 0
-        while n < len(self._chunk) and self._ready(self._serial):
+        while n < len(buf) and self._ready(self._serial):
             try:
                 k = self._serial.readinto(self._one)
             except OSError:
@@ -292,16 +291,16 @@ class DesktopBoard(Board):
                 self._poll.unregister(self._serial)
                 self._serial = None
                 break
-            self._chunk[n] = self._one[0]
+            buf[n] = self._one[0]
             n += 1
-        return memoryview(self._chunk)[:n] if n else None
+        return n
 
-    def serial_send(self, data):
-        """Write what the line takes now, without waiting; the count written."""
+    def serial_send(self, buf, start, n):
+        """Write what the line takes now of buf[start:start + n], without waiting; the
+        count written."""
         if self.chip is not None:  # as the chip's board writes: board/mcu.py's serial_send
             from goclockfw.desktop.chipboard import SEND_PIECE, SEND_PIECES_USB
 
-            n = len(data)
             sent = 0
             for _ in range(SEND_PIECES_USB if self.chip.pio else 1):  # the RP2040's several
                 if not self.chip.serial_ready():
@@ -311,12 +310,12 @@ class DesktopBoard(Board):
                 sent += took
                 if took < k or sent >= n:
                     break
-            data = data[:sent]
             self._cut = sent < n
+            n = sent
         if self._serial is None:
-            return len(data)  # no line: the bytes go nowhere, as on a board without a host
+            return n  # no line: the bytes go nowhere, as on a board without a host
         try:
-            n = self._serial.write(data)
+            n = write_part(self._serial, buf, start, n)
         except OSError:
             n = 0
         return n or 0

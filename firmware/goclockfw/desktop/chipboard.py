@@ -35,6 +35,7 @@ class ChipBoard(Board):
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
         self.display = ModelDisplay(self.model) if display else None
         self.reader = lambda: None
+        self._pending = bytearray()  # what the reader gave that a pass has not taken yet
         self._held = bytearray(3)
         self._counted = [0, 0, 0]  # each pulse counter's count when `erasing` began
         self._erase_from = 0
@@ -89,12 +90,16 @@ class ChipBoard(Board):
     def wake_ms(self, running, now):
         return WAKE_RUNNING_MS if running else WAKE_IDLE_MS
 
-    def read_serial(self):
-        return self.reader()
+    def read_serial(self, buf):
+        if not self._pending:
+            self._pending.extend(self.reader() or b"")
+        n = min(len(buf), len(self._pending))  # a pass takes what the line's buffer holds
+        buf[0:n] = self._pending[:n]
+        del self._pending[:n]
+        return n
 
-    def serial_send(self, data):
+    def serial_send(self, buf, start, total):
         m = self.model
-        total = len(data)
         sent = 0
         for _ in range(self.send_pieces):  # McuBoard.serial_send's writes
             if not m.serial_ready():

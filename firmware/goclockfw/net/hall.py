@@ -144,8 +144,9 @@ class Hall:
         ids[0][1] = gid
         ids[1][1] = rec
         more = ids if extra is None else list(extra) + ids
-        line = self.ev.clock_event(clock, kind, side, t, tick, value, more)
-        if c.publish(self.t_event, line, 1) < 0:
+        ev = self.ev
+        ev.clock_event(clock, kind, side, t, tick, value, more)
+        if c.publish(self.t_event, ev.line, 1) < 0:
             self.events_dropped += 1
         else:
             self.published += 1

@@ -74,6 +74,7 @@ class Client:
         self.refused = 0  # the last CONNACK refusal code (0: none)
         self.error = None  # the last failure, for a notice
         self.out = OutBuffer(OUT_SIZE)
+        self._outv = memoryview(self.out.buf)  # what _write hands the socket is a view of it
         self._in = bytearray(RECV_SIZE)
         self._inv = memoryview(self._in)
         self._have = 0  # bytes of an incoming packet in _in
@@ -295,10 +296,10 @@ class Client:
 
     def _write(self, now):
         out = self.out
-        data = out.take()
-        if data is None:
+        k = out.take()
+        if not k:
             return
-        n = self.link.send(data)
+        n = self.link.send(self._outv[out.head : out.head + k])
         if n:
             out.sent(n)
             self.last_out = now

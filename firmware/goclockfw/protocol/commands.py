@@ -52,8 +52,8 @@ Events: the session calls `protocol.clock_event(...)` for every clock event (bui
 by goclockfw/events.py, the same object as the game log's record) and
 `protocol.event(kind, fields)` for status and log notices; they are written with
 the `write` callable given to Protocol only while a host asked to `watch`.
-`write(data)` receives one JSON line (str or bytes) WITHOUT its trailing
-newline, exactly like the value returned by `handle_line`: the serial sender
+`write(buf, n)` receives one JSON line, `buf[:n]` (bytes-like, valid only during the
+call: the output ring copies it) WITHOUT its trailing newline: the serial sender
 adds "\\n".
 
 Reading bytes, holding requests whose replies have no room and the output ring are the
@@ -62,12 +62,14 @@ serial line's (app/hostline.py): `lines(data)` and `reply_to(line)` are what it 
 
 import binascii
 import json
+from array import array
 
 from goclockfw.core.timecontrol import SIDE_NAMES
 from goclockfw.events import EventWriter
+from goclockfw.jsontext import FALSE, INTEGER, PAIR, STRING, TRUE, scan_flat
 from goclockfw.protocol import shapes, strictjson
-from goclockfw.protocol.jsonstring import know
-from goclockfw.protocol.lineread import OVERLONG, LineReader
+from goclockfw.protocol.jsonstring import know, name_of
+from goclockfw.protocol.lineread import OVERLONG, OVERLONG_LINE, LineReader
 from goclockfw.protocol.reqargs import (
     RequestError,
     is_int,
@@ -85,6 +87,10 @@ from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 PROTOCOL_VERSION = 3
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
+MAX_PAIRS = 16  # members of a flat request read without the full reader (scan_flat)
+# Replies a handler gives as their members' JSON, written as they are (no dict to walk).
+_ACCEPTED = b'"accepted":true'
+_STATUS = b""  # the status object, written by the command layer (Commands.write_status)
 # Keys and values requests carry, besides the command names: read as these very strings.
 _WORDS = ("id", "cmd", "side", "on", "game", "offset", "length", "preset", "config")
 _WORDS += ("presets", "main", "periods", "period", "moves", "black", "white")
@@ -99,7 +105,7 @@ def _error(rid, msg):
 
 
 def _text(reply):
-    return reply if isinstance(reply, str) else bytes(reply).decode()
+    return reply if isinstance(reply, str) else bytes(reply.buf[: reply.n]).decode()
 
 
 class Protocol:
@@ -112,7 +118,12 @@ class Protocol:
         self.watching = False
         self._events = EventWriter()
         self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
-        self._reader = LineReader(MAX_LINE)
+        self.reader = LineReader(MAX_LINE)
+        self._toks = array("i", [0] * (PAIR * MAX_PAIRS))  # scan_flat's output
+        self._req = {}  # the request read, emptied after each: a dict made once
+        self._keys = [None] * MAX_PAIRS  # its keys, to empty it
+        self._nkeys = 0
+        self._state_replies = {}  # clock state -> the members of a pause/resume reply
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -144,27 +155,29 @@ class Protocol:
     def lines(self, data):
         """The request lines raw serial bytes complete (protocol/lineread.py: over-long
         lines are refused without being buffered, "\r" and "\r\n" end lines too, empty
-        lines are skipped): copies, or OVERLONG for a line over MAX_LINE."""
-        return self._reader.feed(data)
+        lines are skipped): copies, or OVERLONG for a line over MAX_LINE. The serial line
+        reads them in place instead (`reader`, `reply_to(reader.buf, k)`)."""
+        return self.reader.feed(data)
 
     def feed(self, data):
         """Raw serial bytes -> the reply texts of the requests they complete (tests and
-        tools; the clock's serial line answers through `lines` and `reply_to`)."""
-        return [_text(self.reply_to(line)) for line in self._reader.feed(data)]
+        tools; the clock's serial line answers through `reader` and `reply_to`)."""
+        return [_text(self.reply_to(line)) for line in self.reader.feed(data)]
 
-    def reply_to(self, line):
-        """One line from `lines` -> its reply: text when refused, else the reply buffer
-        (bytes-like, valid until the next request: the line's sender copies it)."""
-        if line is OVERLONG:
+    def reply_to(self, line, n=-1):
+        """One request line, `line[:n]` (all of it by default; OVERLONG or OVERLONG_LINE
+        for one over MAX_LINE) -> its reply: text when refused, else the reply writer
+        (its `buf[:n]`, valid until the next request: the line's sender copies it)."""
+        if line is OVERLONG or n == OVERLONG_LINE:
             return _error(None, "request line over %d bytes" % MAX_LINE)
-        return self._answer(line)
+        return self._answer(line, n)
 
     def handle_line(self, line):
         """One request line (bytes or str, newline optional) -> reply text."""
-        return _text(self._answer(line))
+        return _text(self._answer(line, -1))
 
-    def _answer(self, line):
-        """One request line -> its reply: text when refused, else the reply buffer."""
+    def _answer(self, line, n):
+        """One request line -> its reply: text when refused, else the reply writer."""
         rid = None
         try:
             if isinstance(line, str):
@@ -172,11 +185,12 @@ class Protocol:
                     line = line.encode()
                 except UnicodeError:  # a str holding lone surrogates (CPython callers only)
                     return _error(None, "bad JSON: invalid UTF-8")
-            if len(line) > MAX_LINE or (len(line) == MAX_LINE and line[-1:] != b"\n"):
+            if n < 0:
+                n = len(line)
+            if n > MAX_LINE or (n == MAX_LINE and line[n - 1] != 10):
                 return _error(None, "request line over %d bytes" % MAX_LINE)
             try:
-                # Strict: MicroPython's json takes `{"cmd":"pause"]` and bad UTF-8 (strictjson.py).
-                req = strictjson.loads(line)
+                req = self._request(line, n)
             except ValueError as e:
                 return _error(None, "bad JSON: %s" % e)
             if not isinstance(req, dict):
@@ -201,23 +215,73 @@ class Protocol:
             return _error(rid, "out of memory")
         except Exception as e:  # never let a request take the clock down
             return _error(rid, "internal error: %s" % type(e).__name__)
+        finally:
+            self._release()
+
+    def _request(self, line, n):
+        """The request `line[:n]` as a dict. A flat one (the usual: plain strings, short
+        integers, true/false/null) is read by scan_flat into a dict made once and emptied
+        after the reply, its keys and known values the names' own str objects: nothing
+        allocated. Anything else goes to the full strict reader (strictjson.py: nesting,
+        escapes, UTF-8, fractions, and every error's message). Raises JSONError."""
+        toks = self._toks
+        k = scan_flat(line, n, toks)
+        if k >= 0:
+            req = self._req
+            keys = self._keys
+            for p in range(k):
+                b = p * PAIR
+                key = name_of(line, toks[b], toks[b + 1])
+                if key in req:
+                    break  # a duplicate key: the full reader says where
+                kind = toks[b + 2]
+                if kind == STRING:
+                    v = name_of(line, toks[b + 3], toks[b + 4])
+                elif kind == INTEGER:
+                    v = toks[b + 3]
+                else:
+                    v = True if kind == TRUE else False if kind == FALSE else None
+                req[key] = v
+                keys[p] = key
+                self._nkeys = p + 1
+            else:
+                return req
+            self._release()
+        # Strict: MicroPython's json takes `{"cmd":"pause"]` and bad UTF-8 (strictjson.py).
+        return strictjson.loads(line if n == len(line) else bytes(line[:n]))
+
+    def _release(self):
+        """Empty the request dict (its table kept: deleting leaves the slots allocated)."""
+        req = self._req
+        keys = self._keys
+        for p in range(self._nkeys):
+            del req[keys[p]]
+            keys[p] = None
+        self._nkeys = 0
 
     def _reply(self, result, rid):
-        """`result` with "id" and "ok": true, as one JSON line in the reply buffer."""
+        """`result` with "id" and "ok": true, as one JSON line in the reply writer. A result
+        given as bytes is its members' JSON already (_ACCEPTED); _STATUS is the status."""
         w = self._replies
-        line = w.line
-        line[0:] = b""  # empties it, keeping the allocation
-        line.append(123)  # "{"
-        for k in result:
-            if k != "id" and k != "ok":
-                w.put_str(k)
-                line.append(58)  # ":"
-                w.put_value(result[k])
-                line.append(44)  # ","
-        line.extend(b'"id":')
+        w.n = 0
+        w.put_byte(123)  # "{"
+        if result is _STATUS:
+            self.commands.write_status(w)
+            w.put_byte(44)
+        elif isinstance(result, bytes):
+            w.put_bytes(result)
+            w.put_byte(44)
+        else:
+            for k in result:
+                if k != "id" and k != "ok":
+                    w.put_str(k)
+                    w.put_byte(58)  # ":"
+                    w.put_value(result[k])
+                    w.put_byte(44)  # ","
+        w.put_bytes(b'"id":')
         w.put_value(rid)
-        line.extend(b',"ok":true}')
-        return line
+        w.put_bytes(b',"ok":true}')
+        return w
 
     # -- output ----------------------------------------------------------
 
@@ -228,16 +292,42 @@ class Protocol:
         ev = dict(fields) if fields else {}
         ev["event"] = kind
         try:
-            self.write(_dumps(ev))
+            b = _dumps(ev).encode()
+            self.write(b, len(b))
         except Exception:  # a broken line must not break the clock
             pass
+
+    def event_line(self, buf, n):
+        """An event line written already (`buf[:n]`: a clock event, the game log's record
+        without its checksum, app/records.py) sent when watching."""
+        if self.watching and self.write is not None:
+            try:
+                self.write(buf, n)
+            except Exception:  # a broken line must not break the clock
+                pass
 
     def clock_event(self, clock, kind, side, t, tick, value, extra=None):
         """A clock listener call as an event line (the game log's record, without checksum)."""
         if not self.watching or self.write is None:
             return
         try:
-            self.write(self._events.clock_event(clock, kind, side, t, tick, value, extra))
+            w = self._events
+            w.clock_event(clock, kind, side, t, tick, value, extra)
+            self.write(w.buf, w.n)
+        except Exception:  # a broken line must not break the clock
+            pass
+
+    def status_event(self):
+        """The status object as an event line, when watching (written in place)."""
+        if not self.watching or self.write is None:
+            return
+        try:
+            w = self._events
+            w.n = 0
+            w.put_bytes(b'{"event":"status",')
+            self.commands.write_status(w)
+            w.put_byte(125)
+            self.write(w.buf, w.n)
         except Exception:  # a broken line must not break the clock
             pass
 
@@ -249,7 +339,7 @@ class Protocol:
         return r
 
     def _status(self, req):
-        return dict(self.commands.status())
+        return _STATUS
 
     def _config_get(self, req):
         return {"config": self.commands.get_config()}
@@ -314,11 +404,19 @@ class Protocol:
 
     def _pause(self, req):
         self.commands.pause()
-        return {"state": self.commands.clock_state()}
+        return self._state_reply()
 
     def _resume(self, req):
         self.commands.resume()
-        return {"state": self.commands.clock_state()}
+        return self._state_reply()
+
+    def _state_reply(self):
+        """`"state":"..."`: the members of a pause or resume reply, made once per state."""
+        state = self.commands.clock_state()
+        r = self._state_replies.get(state)
+        if r is None:
+            r = self._state_replies[state] = b'"state":' + _dumps(state).encode()
+        return r
 
     def _reset(self, req):
         # Numbered from 1, as the clock announces them (预设1 is the first): the command
@@ -330,7 +428,7 @@ class Protocol:
     def _press(self, req):
         c = self.commands
         if c.press(want_side(req)):
-            return {"accepted": True}
+            return _ACCEPTED
         return {"accepted": False, "reason": c.reason or "ignored"}
 
     def _late(self, req):

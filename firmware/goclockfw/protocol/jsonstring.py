@@ -153,15 +153,16 @@ def string(data, i, n):
     if j > i:
         if plain(data, i, j):
             END[0] = j + 1
-            return _plain(data, i, j)
+            return name_of(data, i, j)
     elif j == i:
         END[0] = j + 1
         return ""
     return _string(data, i, n)
 
 
-def _plain(data, i, j):
-    # A known name is its own str object (`know`); any other plain text is sliced out.
+def name_of(data, i, j):
+    """The plain ASCII text data[i:j] as a str: a known name is its own str object
+    (`know`), allocating nothing; any other text is sliced out."""
     known = _KNOWN.get(hash_of(data, i, j))
     if known is not None and len(known[1]) == j - i and same(data, i, known[1], j - i):
         return known[0]

@@ -121,7 +121,9 @@ class _Printer:
         self.write(bytes(data).decode() + "\n")
 
     def on_clock(self, kind, side, tick, value):
-        self.line(self.events.clock_event(self.clock, kind, side, self.t_of(tick), tick, value))
+        w = self.events
+        w.clock_event(self.clock, kind, side, self.t_of(tick), tick, value)
+        self.line(w.line)
 
 
 def _seconds_ms(ev, key):
@@ -192,7 +194,8 @@ def run(obj, write):
         if not _apply(clock, ev, tick):
             side = _SIDE_OF.get(ev.get("side"), -1)
             extra = (("do", ev["do"]),)
-            printer.line(printer.events.event("ignored", t, side, clock.reason, extra))
+            printer.events.event("ignored", t, side, clock.reason, extra)
+            printer.line(printer.events.line)
     if until is None:
         until = _play_out(clock, printer, base_tick, events[-1]["t"] if events else 0)
     printer.ref_t = until

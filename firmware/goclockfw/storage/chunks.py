@@ -78,7 +78,11 @@ class ChunkPool:
         self.blocks = []  # its block on the device; -1 when not found (broken)
         self.erases = 0  # raw erases and chunk creations (each erases a block)
         self.programs = 0  # page programs
-        self._page = bytearray(PAGE)
+        # Two pages: a record across a page boundary is programmed in one call (one exit
+        # from and return to execute-in-place on an RP2040, not two). Views made once.
+        self._pages = bytearray(2 * PAGE)
+        self._page = memoryview(self._pages)[0:PAGE]
+        self._both = memoryview(self._pages)
         self._head = bytearray(HEADER_LEN)
         self._made = 0  # chunks made since boot: the salt of the next name
 
@@ -200,25 +204,26 @@ class ChunkPool:
         if n < 0:
             n = len(data)
         block = self.blocks[i]
-        page = self._page
+        pages = self._pages
         first = 1 if lead >= 0 else 0
         done = -first  # bytes of data programmed (-1: the lead byte is still to come)
-        while done < n:  # page by page (the usual record: one page), copied in place
+        while done < n:  # two pages at a time (the usual record: one call), copied in place
             at = offset + first + done
             base = at - at % PAGE
             start = at - base
-            count = PAGE - start
-            fill(page, 0, PAGE, 0xFF)  # an erased page: programming it changes nothing
+            two = start + n - done > PAGE and base + 2 * PAGE <= self.block_size
+            count = (2 * PAGE if two else PAGE) - start
+            fill(pages, 0, 2 * PAGE if two else PAGE, 0xFF)  # erased: programming changes nothing
             if done < 0:
-                page[start] = lead
+                pages[start] = lead
                 done = 0
                 start += 1
                 count -= 1
             if count > n - done:
                 count = n - done
-            copy(page, start, data, done, count)
-            self.bdev.writeblocks(block, page, base)
-            self.programs += 1
+            copy(pages, start, data, done, count)
+            self.bdev.writeblocks(block, self._both if two else self._page, base)
+            self.programs += 2 if two else 1
             done += count
 
     def read(self, i, offset, buf):

@@ -460,6 +460,17 @@ class Journal:
             self.error = "game log record %s not written: %r" % (kind, e)
             self.failures += 1
             return False
+        return self._event_in(kind, t)
+
+    def record_line(self, kind, t, src, n):
+        """Append the event `src[:n]`, written already (events.EventWriter: a clock event
+        the protocol sends too), as its record; True once it is durable."""
+        if self.current is None:
+            return False
+        self._lines.copy_of(src, n)
+        return self._event_in(kind, t)
+
+    def _event_in(self, kind, t):
         if kind == "press":
             self.moves_since_snapshot += 1
         self._t = t
@@ -467,9 +478,9 @@ class Journal:
 
     def _append(self, kind):
         lines = self._lines
-        line = lines.line
         lines.seal(self._crc)  # the new checksum in lines.sealed: chained once written
-        n = len(line)
+        line = lines.buf
+        n = lines.n
         lead = 1 if self._marks else 0  # close the open mark line first
         essential = kind in ESSENTIAL or kind in ESSENTIAL2
         if self.lean and not essential:

@@ -19,13 +19,14 @@ preallocated buffer, so a press or a call allocates nothing. See docs/storage.md
 import binascii
 import json
 
-from goclockfw.bytesops import crc32, int_from4, int_to4, slices
+from goclockfw.bytesops import copy, crc32, int_from4, int_to4
 from goclockfw.events import VALUE_FIELDS as VALUE_FIELDS  # re-exported for the host
 from goclockfw.events import EventWriter
+from goclockfw.jsontext import put_hex32
 
 _TAIL = b',"c":"'  # then 8 hex digits and '"}': 16 bytes in all
+SEAL_ROOM = 17  # what sealing adds to a line: the tail (16, over the closing brace) and "\n"
 _HEX = b"0123456789abcdef"
-_LAST = slices[-1:]  # the closing brace (a slice made once: `line[-1:]` makes one each time)
 
 
 def crc(data, prev):
@@ -161,28 +162,36 @@ class LineBuilder(EventWriter):
     The chain's checksums are 32-bit values, kept as 4 bytes (little-endian: bytesops)
     and never as ints: a 32-bit int is a long integer on the heap of a 32-bit port."""
 
-    def __init__(self, size=256):
+    def __init__(self, size=320):
         super().__init__(size)
         self.sealed = bytearray(4)  # the checksum of the line `seal` made last
 
     def seal(self, prev):
-        """Turn the event in `line` into a record line chained to `prev` (4 bytes, the
-        checksum before it); its own checksum goes to `sealed`."""
-        line = self.line
+        """Turn the event in `buf[:n]` into a record line chained to `prev` (4 bytes, the
+        checksum before it), newline included; its own checksum goes to `sealed`."""
+        n = self.n
+        if n + SEAL_ROOM > len(self.buf):
+            self._room(SEAL_ROOM)
+        buf = self.buf
         out = self.sealed
-        crc32(line, len(line), prev, out)  # of the text `{...}`, closing brace included
-        line[_LAST] = b""
-        line.extend(_TAIL)
-        k = 3
-        while k >= 0:  # 8 lowercase hex digits, most significant first
-            b = out[k]
-            line.append(_HEX[b >> 4])
-            line.append(_HEX[b & 15])
-            k -= 1
-        line.extend(b'"}\n')
+        crc32(buf, n, prev, out)  # of the text `{...}`, closing brace included
+        copy(buf, n - 1, _TAIL, 0, 6)  # over the closing brace
+        n = put_hex32(buf, n + 5, out)  # 8 lowercase hex digits, most significant first
+        buf[n] = 34  # '"'
+        buf[n + 1] = 125  # "}"
+        buf[n + 2] = 10
+        self.n = n + 3
+
+    def copy_of(self, src, n):
+        """Take the event `src[:n]` (written by another EventWriter) as this line."""
+        if n + SEAL_ROOM > len(self.buf):
+            self.n = 0
+            self._room(n + SEAL_ROOM)
+        copy(self.buf, 0, src, 0, n)
+        self.n = n
 
     def build(self, prev, kind, t, side=None, value=None, extra=None):
-        """Make `line` the record chained to `prev` (an int); return its checksum (an int).
+        """Make the line the record chained to `prev` (an int); return its checksum (an int).
 
         `value` goes under the kind's field name (events.VALUE_FIELDS, else "value");
         `extra` is a dict or a list of (key, value) pairs. Raises TypeError (or

@@ -1,0 +1,235 @@
+"""The viper halves of goclockfw/jsontext.py: JSON text read and written at machine speed.
+
+In a module of its own for the reason bytesops_viper.py gives: a MicroPython built without
+native code (the WebAssembly port of the pages) refuses a whole module holding a viper
+function, and jsontext.py then keeps its plain versions, which give the same results.
+"""
+
+import micropython
+
+
+# The decorator must be spelled out: MicroPython's compiler recognises it by name.
+@micropython.viper
+def put_int(buf, at: int, v: int) -> int:
+    b = ptr8(buf)  # noqa: F821 (a viper builtin)
+    if v < 0:
+        b[at] = 45  # "-"
+        at += 1
+        v = 0 - v
+    k = 1
+    w = v
+    while w >= 10:  # how many digits
+        w = w // 10
+        k += 1
+    end = at + k
+    i = end - 1
+    while i >= at:
+        b[i] = 48 + v % 10
+        v = v // 10
+        i -= 1
+    return end
+
+
+@micropython.viper
+def put_hex32(buf, at: int, src) -> int:
+    # 8 lowercase hex digits of the 4 bytes src[0:4] read as a little-endian value.
+    b = ptr8(buf)  # noqa: F821
+    s = ptr8(src)  # noqa: F821
+    k = 3
+    while k >= 0:
+        c = s[k]
+        h = c >> 4
+        b[at] = h + 48 if h < 10 else h + 87
+        h = c & 15
+        b[at + 1] = h + 48 if h < 10 else h + 87
+        at += 2
+        k -= 1
+    return at
+
+
+@micropython.viper
+def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
+    # tpl[0:tn] copied to buf at `at`, each marker byte replaced: 1 the next item of
+    # `ints` (a list of small ints: read as objects, so a negative one stays negative on
+    # a 64-bit port too) in decimal, 2 the next one as true/false, 3 the next item of
+    # `strs` (bytes) as it is. JSON text never holds those bytes raw.
+    b = ptr8(buf)  # noqa: F821
+    t = ptr8(tpl)  # noqa: F821
+    k = 0
+    s = 0
+    i = 0
+    while i < tn:
+        c = t[i]
+        i += 1
+        if c > 3:
+            b[at] = c
+            at += 1
+        elif c == 1:
+            n = int(ints[k])
+            k += 1
+            if n < 0:
+                b[at] = 45
+                at += 1
+                n = 0 - n
+            d = 1
+            w = n
+            while w >= 10:
+                w = w // 10
+                d += 1
+            j = at + d - 1
+            at += d
+            while d > 0:
+                b[j] = 48 + n % 10
+                n = n // 10
+                j -= 1
+                d -= 1
+        elif c == 2:
+            if ints[k]:
+                b[at] = 116  # true
+                b[at + 1] = 114
+                b[at + 2] = 117
+                b[at + 3] = 101
+                at += 4
+            else:
+                b[at] = 102  # false
+                b[at + 1] = 97
+                b[at + 2] = 108
+                b[at + 3] = 115
+                b[at + 4] = 101
+                at += 5
+            k += 1
+        else:
+            o = strs[s]
+            s += 1
+            p = ptr8(o)  # noqa: F821
+            m = int(len(o))
+            j = 0
+            while j < m:
+                b[at + j] = p[j]
+                j += 1
+            at += m
+    return at
+
+
+@micropython.viper
+def scan_flat(data, n: int, out) -> int:
+    # A flat JSON object, strictly: {"key": value, ...} whose keys and string values are
+    # printable ASCII without escapes, whose numbers are integers of at most 9 digits, and
+    # whose other values are true/false/null. Each pair is 5 ints of `out`: key start, key
+    # end, kind (1 string, 2 integer, 3 true, 4 false, 5 null), then the string's start
+    # and end or the integer's value. Returns the number of pairs, or -1 for any other
+    # text (then the full reader, strictjson.py, decides; it has the error messages).
+    d = ptr8(data)  # noqa: F821
+    o = ptr32(out)  # noqa: F821
+    cap = int(len(out)) // 5
+    i = 0
+    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+        i += 1
+    if i >= n or d[i] != 123:
+        return -1
+    i += 1
+    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+        i += 1
+    pairs = 0
+    if i < n and d[i] == 125:
+        i += 1
+    else:
+        while True:
+            if pairs >= cap or i >= n or d[i] != 34:
+                return -1
+            base = pairs * 5
+            i += 1
+            o[base] = i
+            while i < n and d[i] != 34:
+                if d[i] < 32 or d[i] > 127 or d[i] == 92:
+                    return -1
+                i += 1
+            if i >= n:
+                return -1
+            o[base + 1] = i
+            i += 1
+            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+                i += 1
+            if i >= n or d[i] != 58:
+                return -1
+            i += 1
+            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+                i += 1
+            if i >= n:
+                return -1
+            c = d[i]
+            if c == 34:
+                i += 1
+                o[base + 2] = 1
+                o[base + 3] = i
+                while i < n and d[i] != 34:
+                    if d[i] < 32 or d[i] > 127 or d[i] == 92:
+                        return -1
+                    i += 1
+                if i >= n:
+                    return -1
+                o[base + 4] = i
+                i += 1
+            elif c == 45 or (c >= 48 and c <= 57):
+                neg = 0
+                if c == 45:
+                    neg = 1
+                    i += 1
+                if i >= n or d[i] < 48 or d[i] > 57:
+                    return -1
+                v = 0
+                k = 0
+                if d[i] == 48:
+                    i += 1
+                else:
+                    while i < n and d[i] >= 48 and d[i] <= 57:
+                        v = v * 10 + d[i] - 48
+                        i += 1
+                        k += 1
+                        if k > 9:
+                            return -1
+                if i < n and (
+                    d[i] == 46 or d[i] == 101 or d[i] == 69 or (d[i] >= 48 and d[i] <= 57)
+                ):
+                    return -1  # a fraction, an exponent, a leading zero: the full reader's
+                o[base + 2] = 2
+                o[base + 3] = 0 - v if neg else v
+            elif (
+                c == 116 and i + 4 <= n and d[i + 1] == 114 and d[i + 2] == 117 and d[i + 3] == 101
+            ):
+                o[base + 2] = 3
+                i += 4
+            elif (
+                c == 102
+                and i + 5 <= n
+                and d[i + 1] == 97
+                and d[i + 2] == 108
+                and d[i + 3] == 115
+                and d[i + 4] == 101
+            ):
+                o[base + 2] = 4
+                i += 5
+            elif (
+                c == 110 and i + 4 <= n and d[i + 1] == 117 and d[i + 2] == 108 and d[i + 3] == 108
+            ):
+                o[base + 2] = 5
+                i += 4
+            else:
+                return -1
+            pairs += 1
+            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+                i += 1
+            if i < n and d[i] == 44:
+                i += 1
+                while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+                    i += 1
+                continue
+            if i < n and d[i] == 125:
+                i += 1
+                break
+            return -1
+    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+        i += 1
+    if i != n:
+        return -1
+    return pairs

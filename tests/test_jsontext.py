@@ -1,0 +1,279 @@
+"""goclockfw/jsontext.py and the templates built on it (events.py): the hot paths' JSON text.
+
+The firmware reads flat requests with `scan_flat` and writes clock events and the status
+from templates (`render`) on the chips, in viper code; CPython and the browser run the
+plain versions. Checked here:
+
+- scan_flat reads only strict JSON (the oracle: CPython's json, strict), and reads every
+  flat object of the kind it is for; what it reads is what json reads;
+- the plain and viper versions give the same results (the unix port runs the viper ones);
+- a clock event or a status written from its template is, byte for byte, what the field by
+  field writer makes (hypothesis over time controls and game states), on both engines.
+"""
+
+import json
+from array import array
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goclockfw import jsontext
+from goclockfw.core import gameclock
+from goclockfw.core.timecontrol import parse
+from goclockfw.events import EventWriter
+from support.mpy import run_mpy
+
+KINDS = {
+    jsontext.STRING: "s",
+    jsontext.INTEGER: "i",
+    jsontext.TRUE: True,
+    jsontext.FALSE: False,
+    jsontext.NULL: None,
+}
+
+
+def read_flat(text):
+    """scan_flat's reading of `text` as a dict, or None when it leaves it to strictjson."""
+    out = array("i", [0] * (jsontext.PAIR * 16))
+    k = jsontext.scan_flat(text, len(text), out)
+    if k < 0:
+        return None
+    obj = {}
+    for p in range(k):
+        b = p * jsontext.PAIR
+        key = bytes(text[out[b] : out[b + 1]]).decode()
+        kind = out[b + 2]
+        if kind == jsontext.STRING:
+            obj[key] = bytes(text[out[b + 3] : out[b + 4]]).decode()
+        elif kind == jsontext.INTEGER:
+            obj[key] = out[b + 3]
+        else:
+            obj[key] = KINDS[kind]
+    return obj
+
+
+def strict(text):
+    """CPython's reading of strict JSON (no NaN, no duplicate keys), or None."""
+
+    def pairs(items):
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            raise ValueError("duplicate key")
+        return dict(items)
+
+    def no_constant(name):
+        raise ValueError(name)
+
+    try:
+        return json.loads(text.decode("utf-8"), object_pairs_hook=pairs, parse_constant=no_constant)
+    except (ValueError, UnicodeError):
+        return None
+
+
+plain_text = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'),
+    max_size=12,
+)
+small_int = st.integers(min_value=-999999999, max_value=999999999)
+scalar = st.one_of(plain_text, small_int, st.booleans(), st.none())
+flat = st.dictionaries(plain_text, scalar, max_size=8)
+spacing = st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", "\r\n:  ")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(flat, spacing)
+def test_every_flat_object_is_read_as_json_reads_it(obj, sep):
+    text = json.dumps(obj, separators=sep).encode()
+    assert read_flat(text) == obj == strict(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(flat, st.data())
+def test_nothing_but_strict_json_is_read(obj, data):
+    """Mutants of flat objects: whatever scan_flat takes, json takes, as the same object
+    (a text it leaves, strictjson.py reads or refuses with its message)."""
+    text = bytearray(json.dumps(obj).encode())
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(text)))
+        what = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+        byte = data.draw(st.sampled_from(list(b'{}[]":,.-+0123456789eEtrufalsn \t\\\x00\x7f\xc3')))
+        if what == "insert":
+            text[at:at] = bytes([byte])
+        elif at < len(text):
+            if what == "delete":
+                del text[at]
+            else:
+                text[at] = byte
+    got = read_flat(bytes(text))
+    if got is not None:
+        assert got == strict(bytes(text)), bytes(text)
+
+
+EDGES = [  # (text, what scan_flat reads: None when it leaves the text to strictjson)
+    (b'{"a":01}', None),  # a leading zero: refused there
+    (b'{"a":1.5}', None),  # a fraction: read there
+    (b'{"a":1e3}', None),
+    (b'{"a":1234567890}', None),  # beyond 9 digits: read there
+    (b'{"a":-}', None),
+    (b'{"a":"\\u0041"}', None),  # an escape: read there
+    (b'{"\xc3\xa9":1}', None),  # UTF-8: checked there
+    (b'{"a":[1]}', None),
+    (b'{"a":{}}', None),
+    (b'{"a":1,}', None),
+    (b'{"a":1}}', None),
+    (b'{"a":1} x', None),
+    (b'{"a" 1}', None),
+    (b'{"a":tru}', None),
+    (b'{"a":nul}', None),
+    (b'{"a":"\x1f"}', None),  # a raw control character
+    (b'{"a":1,"a":2}', {"a": 2}),  # (the caller finds the duplicate: protocol/commands.py)
+    (b"[1]", None),
+    (b"", None),
+    (b"  {  }  ", {}),
+    (b'{"a":-0}', {"a": 0}),
+    (b'{"a":999999999,"b":-999999999}', {"a": 999999999, "b": -999999999}),
+    (b'{"id":7,"cmd":"press","side":"black"}', {"id": 7, "cmd": "press", "side": "black"}),
+]
+
+
+def test_edges():
+    for text, want in EDGES:
+        assert read_flat(text) == want, text
+
+
+DRIVER = """
+import sys, json
+from array import array
+from goclockfw import jsontext
+out = array("i", [0] * 80)
+for line in open(sys.argv[1]):
+    text = bytes.fromhex(line.strip())
+    k = jsontext.scan_flat(text, len(text), out)
+    print(json.dumps([k, list(out[:5 * k]) if k > 0 else []]))
+buf = bytearray(64)
+for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
+    e = jsontext.put_int(buf, 3, v)
+    print(json.dumps(bytes(buf[3:e]).decode()))
+e = jsontext.put_hex32(buf, 0, b"\\x0f\\xa0\\x00\\xff")
+print(json.dumps(bytes(buf[:e]).decode()))
+tpl = b'{"a":\\x01,"b":\\x02,"c":\\x03,"d":\\x01,"e":\\x02}'
+e = jsontext.render(buf, 1, tpl, len(tpl), [-12, 1, 0, 0], [b'"x"'])
+print(json.dumps(bytes(buf[1:e]).decode()))
+"""
+
+
+def plain_results(texts):
+    out = array("i", [0] * 80)
+    lines = []
+    for text in texts:
+        k = jsontext._scan_flat_py(text, len(text), out)
+        lines.append([k, list(out[: 5 * k]) if k > 0 else []])
+    buf = bytearray(64)
+    for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
+        e = jsontext._put_int_py(buf, 3, v)
+        lines.append(bytes(buf[3:e]).decode())
+    e = jsontext._put_hex32_py(buf, 0, b"\x0f\xa0\x00\xff")
+    lines.append(bytes(buf[:e]).decode())
+    tpl = b'{"a":\x01,"b":\x02,"c":\x03,"d":\x01,"e":\x02}'
+    e = jsontext._render_py(buf, 1, tpl, len(tpl), [-12, 1, 0, 0], [b'"x"'])
+    lines.append(bytes(buf[1:e]).decode())
+    return lines
+
+
+def test_viper_and_plain_versions_agree(micropython, tmp_path):
+    texts = [t for t, _ in EDGES] + [json.dumps(o).encode() for o in ({"x": 1, "n": None}, {})]
+    path = tmp_path / "texts.hex"
+    path.write_text("\n".join(t.hex() for t in texts) + "\n")
+    rc, lines, err = run_mpy(micropython, tmp_path, DRIVER, path)
+    assert rc == 0, err
+    got = [json.loads(x) for x in lines if x.strip()]
+    assert got == plain_results(texts)
+    assert got[len(texts) :][-1] == '{"a":-12,"b":true,"c":"x","d":0,"e":false}'
+    assert "0fa000ff"[::-1] != got[-2] and got[-2] == "ff00a00f"  # most significant first
+
+
+# ----- templates against the field by field writer -------------------------------------
+
+TCS = [
+    {"type": "byoyomi", "main": 60, "periods": 3, "period": 30},
+    {"type": "byoyomi", "main": 0, "periods": 2, "period": 10},
+    {"type": "canadian", "main": 30, "moves": 5, "period": 60},
+    {"type": "fischer", "main": 60, "increment": 5},
+    {"type": "delay", "main": 0, "delay": 10, "mode": "bronstein"},
+    {"type": "delay", "main": 30, "delay": 5, "mode": "simple"},
+    {"type": "hourglass", "main": 60},
+    {"type": "ing", "main": 20, "periods": 3, "period": 10, "penalty": 2},
+    {"type": "untimed"},
+    {"type": "sudden_death", "main": 40},
+]
+
+
+class Both:
+    """A clock listener writing every event twice: from its template and field by field."""
+
+    def __init__(self):
+        self.fast = EventWriter(64)  # small: the template path must grow it itself
+        self.slow = EventWriter(64)
+        self.clock = None
+        self.pairs = []
+
+    def on_clock(self, kind, side, tick, value):
+        t = tick * 3 + 1
+        self.fast.clock_event(self.clock, kind, side, t, tick, value)
+        self.slow.clock_event(self.clock, kind, side, t, tick, value, generic=True)
+        self.pairs.append((bytes(self.fast.line), bytes(self.slow.line)))
+
+
+def play(tc, moves):
+    both = Both()
+    clock = gameclock.GameClock(parse(tc), both)
+    both.clock = clock
+    now = 1000
+    clock.start(now)
+    for gap, action in moves:
+        now += gap
+        if action == "press":
+            clock.press(now, clock.turn)
+        elif action == "pause":
+            clock.pause(now)
+        elif action == "resume":
+            clock.resume(now)
+        else:
+            clock.advance(now)
+    return both, clock, now
+
+
+game_moves = st.lists(
+    st.tuples(
+        st.integers(0, 70000), st.sampled_from(["press", "press", "pause", "resume", "wait"])
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(TCS), game_moves)
+def test_a_template_writes_what_the_fields_write(tc, moves):
+    both, clock, now = play(tc, moves)
+    assert both.pairs
+    for fast, slow in both.pairs:
+        assert fast == slow
+        json.loads(fast)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(TCS), game_moves, st.booleans(), st.one_of(st.none(), st.integers(1, 99)))
+def test_the_status_template_says_what_status_says(tc, moves, late, game):
+    both, clock, now = play(tc, moves)
+    if late and clock.state != gameclock.ENDED and clock.moves_made == 0:
+        clock.late(now, 1 - clock.turn)
+    tc_json = parse(tc).to_json()
+    w = EventWriter(32)
+    w.put_byte(123)
+    w.status_members(clock, now + 7, json.dumps(tc_json).encode(), game)
+    w.put_byte(125)
+    got = json.loads(bytes(w.line))
+    want = clock.status(now + 7)
+    want["time_control"] = tc_json
+    want["game"] = game
+    assert got == want
