@@ -111,6 +111,79 @@ def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
     return at
 
 
+# scan_flat in pieces: the Cortex-M0+'s branches reach only so far, and MicroPython 1.25's
+# compiler refuses a viper function whose jumps go further ("native method too big").
+
+
+@micropython.viper
+def _ws(data, i: int, n: int) -> int:
+    d = ptr8(data)  # noqa: F821
+    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+        i += 1
+    return i
+
+
+@micropython.viper
+def _plain_end(data, i: int, n: int) -> int:
+    # The index of the quote closing the plain ASCII string from i (no escape, no control
+    # character, no UTF-8), or -1.
+    d = ptr8(data)  # noqa: F821
+    while i < n and d[i] != 34:
+        if d[i] < 32 or d[i] > 127 or d[i] == 92:
+            return -1
+        i += 1
+    return i if i < n else -1
+
+
+@micropython.viper
+def _number(data, i: int, n: int, out, base: int) -> int:
+    # An integer of at most 9 digits at i into out[base + 2:base + 4]; the index after it,
+    # or -1 (a fraction, an exponent, a leading zero, a longer number: strictjson's).
+    d = ptr8(data)  # noqa: F821
+    o = ptr32(out)  # noqa: F821
+    neg = 0
+    if d[i] == 45:
+        neg = 1
+        i += 1
+    if i >= n or d[i] < 48 or d[i] > 57:
+        return -1
+    v = 0
+    k = 0
+    if d[i] == 48:
+        i += 1
+    else:
+        while i < n and d[i] >= 48 and d[i] <= 57:
+            v = v * 10 + d[i] - 48
+            i += 1
+            k += 1
+            if k > 9:
+                return -1
+    if i < n and (d[i] == 46 or d[i] == 101 or d[i] == 69 or (d[i] >= 48 and d[i] <= 57)):
+        return -1
+    o[base + 2] = 2
+    o[base + 3] = 0 - v if neg else v
+    return i
+
+
+@micropython.viper
+def _literal(data, i: int, n: int, out, base: int) -> int:
+    # true, false or null at i into out[base + 2]; the index after it, or -1.
+    d = ptr8(data)  # noqa: F821
+    o = ptr32(out)  # noqa: F821
+    c = d[i]
+    if c == 116 and i + 4 <= n and d[i + 1] == 114 and d[i + 2] == 117 and d[i + 3] == 101:
+        o[base + 2] = 3
+        return i + 4
+    if c == 102 and i + 5 <= n and d[i + 1] == 97 and d[i + 2] == 108:
+        if d[i + 3] == 115 and d[i + 4] == 101:
+            o[base + 2] = 4
+            return i + 5
+    if c == 110 and i + 4 <= n and d[i + 1] == 117 and d[i + 2] == 108 and d[i + 3] == 108:
+        o[base + 2] = 5
+        return i + 4
+    return -1
+
+
 @micropython.viper
 def scan_flat(data, n: int, out) -> int:
     # A flat JSON object, strictly: {"key": value, ...} whose keys and string values are
@@ -122,14 +195,10 @@ def scan_flat(data, n: int, out) -> int:
     d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
     cap = int(len(out)) // 5
-    i = 0
-    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-        i += 1
+    i = int(_ws(data, 0, n))
     if i >= n or d[i] != 123:
         return -1
-    i += 1
-    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-        i += 1
+    i = int(_ws(data, i + 1, n))
     pairs = 0
     if i < n and d[i] == 125:
         i += 1
@@ -138,98 +207,41 @@ def scan_flat(data, n: int, out) -> int:
             if pairs >= cap or i >= n or d[i] != 34:
                 return -1
             base = pairs * 5
-            i += 1
-            o[base] = i
-            while i < n and d[i] != 34:
-                if d[i] < 32 or d[i] > 127 or d[i] == 92:
-                    return -1
-                i += 1
-            if i >= n:
+            o[base] = i + 1
+            i = int(_plain_end(data, i + 1, n))
+            if i < 0:
                 return -1
             o[base + 1] = i
-            i += 1
-            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-                i += 1
+            i = int(_ws(data, i + 1, n))
             if i >= n or d[i] != 58:
                 return -1
-            i += 1
-            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-                i += 1
+            i = int(_ws(data, i + 1, n))
             if i >= n:
                 return -1
             c = d[i]
             if c == 34:
-                i += 1
                 o[base + 2] = 1
-                o[base + 3] = i
-                while i < n and d[i] != 34:
-                    if d[i] < 32 or d[i] > 127 or d[i] == 92:
-                        return -1
-                    i += 1
-                if i >= n:
+                o[base + 3] = i + 1
+                i = int(_plain_end(data, i + 1, n))
+                if i < 0:
                     return -1
                 o[base + 4] = i
                 i += 1
             elif c == 45 or (c >= 48 and c <= 57):
-                neg = 0
-                if c == 45:
-                    neg = 1
-                    i += 1
-                if i >= n or d[i] < 48 or d[i] > 57:
-                    return -1
-                v = 0
-                k = 0
-                if d[i] == 48:
-                    i += 1
-                else:
-                    while i < n and d[i] >= 48 and d[i] <= 57:
-                        v = v * 10 + d[i] - 48
-                        i += 1
-                        k += 1
-                        if k > 9:
-                            return -1
-                if i < n and (
-                    d[i] == 46 or d[i] == 101 or d[i] == 69 or (d[i] >= 48 and d[i] <= 57)
-                ):
-                    return -1  # a fraction, an exponent, a leading zero: the full reader's
-                o[base + 2] = 2
-                o[base + 3] = 0 - v if neg else v
-            elif (
-                c == 116 and i + 4 <= n and d[i + 1] == 114 and d[i + 2] == 117 and d[i + 3] == 101
-            ):
-                o[base + 2] = 3
-                i += 4
-            elif (
-                c == 102
-                and i + 5 <= n
-                and d[i + 1] == 97
-                and d[i + 2] == 108
-                and d[i + 3] == 115
-                and d[i + 4] == 101
-            ):
-                o[base + 2] = 4
-                i += 5
-            elif (
-                c == 110 and i + 4 <= n and d[i + 1] == 117 and d[i + 2] == 108 and d[i + 3] == 108
-            ):
-                o[base + 2] = 5
-                i += 4
+                i = int(_number(data, i, n, out, base))
             else:
+                i = int(_literal(data, i, n, out, base))
+            if i < 0:
                 return -1
             pairs += 1
-            while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-                i += 1
+            i = int(_ws(data, i, n))
             if i < n and d[i] == 44:
-                i += 1
-                while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-                    i += 1
+                i = int(_ws(data, i + 1, n))
                 continue
             if i < n and d[i] == 125:
                 i += 1
                 break
             return -1
-    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
-        i += 1
-    if i != n:
+    if int(_ws(data, i, n)) != n:
         return -1
     return pairs

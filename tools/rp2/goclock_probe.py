@@ -155,14 +155,14 @@ def _probe_step(self, now):
             _steps[1] = gc.mem_alloc() - a
 
 
-def _probe_feed(self, data, now):
+def _probe_feed(self, data, now, n=-1):
     # gc.mem_alloc() walks the whole heap's block table (milliseconds on an RP2040): read
     # before the clock starts, so the probe's own cost is not the request's.
     _last[1] = gc.mem_alloc()
     _last[7] = 0
     _last[0] = time.ticks_us()
     _last[4] = 1
-    return _feed(self, data, now)
+    return _feed(self, data, now, n)
 
 
 def _probe_send(self):

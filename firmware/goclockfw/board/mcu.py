@@ -199,7 +199,6 @@ class McuBoard(Board):
         `send_pieces` of them; the session keeps the rest (app/outbuf.py). The stream's
         write(buf, offset, length) takes the piece without a slice of it being made."""
         sent = 0
-        write = self._out.write
         for _ in range(self.send_pieces):
             ready = False
             for _ in self._poll_out.ipoll(0):
@@ -211,7 +210,8 @@ class McuBoard(Board):
                 k = SEND_PIECE
             # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
             try:
-                written = write(buf, start + sent, k)
+                # (called, not bound to a name: `f = obj.write` makes a bound method object)
+                written = self._out.write(buf, start + sent, k)
             except OSError:
                 written = None  # no host listening: the bytes go nowhere, the clock goes on
             written = k if written is None else written

@@ -130,7 +130,11 @@ class GameClock:
         s = self.sides[side]
         if self.state != RUNNING or ticks_diff(now, self._seg_start) == 0:
             # Nothing has run since the values were settled (a press, a pause): as they are.
-            main, period_used, block, delay_left = s.main, s.period_used, s.block, s.delay_left
+            # (One at a time: MicroPython builds a tuple for four names assigned at once.)
+            main = s.main
+            period_used = s.period_used
+            block = s.block
+            delay_left = s.delay_left
         else:
             main, period_used, block, delay_left = self._view(side, now)
         out[k] = main
