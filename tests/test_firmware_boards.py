@@ -526,6 +526,29 @@ def test_usb_line_reads_bytes_and_never_waits_to_write(hw):
     assert b"later" not in hw.line_out
 
 
+def test_usb_line_reads_what_has_arrived_in_one_read_where_stdin_counts_it(hw):
+    """An image with patch 0003 (tools/rp2/patches): stdin's any() says how many bytes
+    wait; one readinto takes exactly those, never asking for one that has not come."""
+    board = hw.mcu.McuBoard({"board": "bare"})
+    asked = []
+
+    def readinto(buf, n):
+        asked.append(n)
+        assert n <= len(hw.line_in)  # never more than has arrived: it would wait
+        buf[0:n] = hw.line_in[:n]
+        del hw.line_in[:n]
+        return n
+
+    board._any = lambda: len(hw.line_in)
+    board._readinto = readinto
+    buf = bytearray(16)
+    assert board.read_serial(buf) == 0 and asked == []  # nothing waits: nothing read
+    hw.line_in.extend(b'{"id":7,"cmd":"press","side":"black"}\n')
+    assert board.read_serial(buf) == 16 and bytes(buf) == b'{"id":7,"cmd":"pr'  # a buffer full
+    assert board.read_serial(buf) == 16 and board.read_serial(buf) == 6
+    assert asked == [16, 16, 6] and not hw.line_in
+
+
 def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
     """The Pico's line says writable only with room for a packet (patch 0002): a pass
     writes up to SEND_PIECES_USB packets, asking before each, and stops at the first no."""

@@ -32,21 +32,32 @@ KINDS = {
 }
 
 
+NAMES = ("id", "cmd", "press", "side", "black", "x")
+TABLE = bytearray()
+for _name in NAMES:
+    TABLE.append(len(_name))
+    TABLE.extend(_name.encode())
+
+
 def read_flat(text):
-    """scan_flat's reading of `text` as a dict, or None when it leaves it to strictjson."""
+    """scan_flat's reading of `text` as a dict, or None when it leaves it to strictjson;
+    each string read as a known name is checked to be that name."""
     out = array("i", [0] * (jsontext.PAIR * 16))
-    k = jsontext.scan_flat(text, len(text), out)
+    k = jsontext.scan_flat(text, len(text), out, TABLE)
     if k < 0:
         return None
     obj = {}
     for p in range(k):
         b = p * jsontext.PAIR
-        key = bytes(text[out[b] : out[b + 1]]).decode()
-        kind = out[b + 2]
+        key = bytes(text[out[b] : out[b + jsontext.KEY_END]]).decode()
+        assert out[b + jsontext.KEY_NAME] == (NAMES.index(key) if key in NAMES else -1)
+        kind = out[b + jsontext.KIND]
         if kind == jsontext.STRING:
-            obj[key] = bytes(text[out[b + 3] : out[b + 4]]).decode()
+            v = bytes(text[out[b + jsontext.VALUE] : out[b + jsontext.END]]).decode()
+            assert out[b + jsontext.NAME] == (NAMES.index(v) if v in NAMES else -1)
+            obj[key] = v
         elif kind == jsontext.INTEGER:
-            obj[key] = out[b + 3]
+            obj[key] = out[b + jsontext.VALUE]
         else:
             obj[key] = KINDS[kind]
     return obj
@@ -145,11 +156,12 @@ DRIVER = """
 import sys, json
 from array import array
 from goclockfw import jsontext
-out = array("i", [0] * 80)
+out = array("i", [0] * 7 * 16)
+table = bytes.fromhex(sys.argv[2])
 for line in open(sys.argv[1]):
     text = bytes.fromhex(line.strip())
-    k = jsontext.scan_flat(text, len(text), out)
-    print(json.dumps([k, list(out[:5 * k]) if k > 0 else []]))
+    k = jsontext.scan_flat(text, len(text), out, table)
+    print(json.dumps([k, list(out[:7 * k]) if k > 0 else []]))
 buf = bytearray(64)
 for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
     e = jsontext.put_int(buf, 3, v)
@@ -163,11 +175,11 @@ print(json.dumps(bytes(buf[1:e]).decode()))
 
 
 def plain_results(texts):
-    out = array("i", [0] * 80)
+    out = array("i", [0] * 7 * 16)
     lines = []
     for text in texts:
-        k = jsontext._scan_flat_py(text, len(text), out)
-        lines.append([k, list(out[: 5 * k]) if k > 0 else []])
+        k = jsontext._scan_flat_py(text, len(text), out, TABLE)
+        lines.append([k, list(out[: 7 * k]) if k > 0 else []])
     buf = bytearray(64)
     for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
         e = jsontext._put_int_py(buf, 3, v)
@@ -181,10 +193,15 @@ def plain_results(texts):
 
 
 def test_viper_and_plain_versions_agree(micropython, tmp_path):
-    texts = [t for t, _ in EDGES] + [json.dumps(o).encode() for o in ({"x": 1, "n": None}, {})]
+    objs = ({"x": 1, "n": None, "cmd": "press"}, {}, {"id": -3, "side": "black", "on": True})
+    texts = [t for t, _ in EDGES] + [
+        json.dumps(o, separators=sep).encode()
+        for o in objs
+        for sep in ((",", ":"), (", ", ": "), (" ,\t", "\r\n:  "), ("\n,\n", " \t: "))
+    ]
     path = tmp_path / "texts.hex"
     path.write_text("\n".join(t.hex() for t in texts) + "\n")
-    rc, lines, err = run_mpy(micropython, tmp_path, DRIVER, path)
+    rc, lines, err = run_mpy(micropython, tmp_path, DRIVER, path, TABLE.hex())
     assert rc == 0, err
     got = [json.loads(x) for x in lines if x.strip()]
     assert got == plain_results(texts)

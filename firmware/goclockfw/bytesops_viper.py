@@ -5,6 +5,8 @@ port that runs the firmware in the browser) refuses to compile any module holdin
 function: bytesops imports this one and, on a SyntaxError, keeps its plain versions.
 """
 
+from array import array
+
 import micropython
 
 
@@ -29,28 +31,41 @@ def fill(dst, at: int, n: int, value: int):
         i += 1
 
 
+# CRC-32's table for four bits at a time (16 words: two lookups a byte, ~4 times faster
+# than a bit at a time, and 64 bytes instead of the 1 KB of a byte table). Made at import
+# in an array, which is word-aligned (a Cortex-M0+ cannot load a word that is not).
+_NIBBLES = array("I", [0] * 16)
+
+
+def _nibbles():
+    poly = (0xEDB8 << 16) | 0x8320
+    for i in range(16):
+        c = i
+        for _ in range(4):
+            c = (c >> 1) ^ poly if c & 1 else c >> 1
+        _NIBBLES[i] = c
+
+
+_nibbles()
+
+
 @micropython.viper
 def crc32(data, n: int, prev, out):
-    # CRC-32 (IEEE 802.3, reflected: binascii.crc32's), a bit at a time: ~50 cycles a
-    # byte, no table in RAM. The constants are built from halves: a literal above
-    # 2**30 would be a long integer object, not a machine word.
+    # CRC-32 (IEEE 802.3, reflected: binascii.crc32's), four bits at a time from _NIBBLES.
+    # The constants are built from halves: a literal above 2**30 would be a long integer
+    # object, not a machine word.
     d = ptr8(data)  # noqa: F821 (a viper builtin)
     p = ptr8(prev)  # noqa: F821
     o = ptr8(out)  # noqa: F821
+    t = ptr32(_NIBBLES)  # noqa: F821
     ones = (uint(0xFFFF) << 16) | uint(0xFFFF)  # noqa: F821
-    poly = (uint(0xEDB8) << 16) | uint(0x8320)  # noqa: F821
     c = uint(p[0]) | (uint(p[1]) << 8) | (uint(p[2]) << 16) | (uint(p[3]) << 24)  # noqa: F821
     c = c ^ ones
     i = 0
     while i < n:
         c = c ^ uint(d[i])  # noqa: F821
-        k = 0
-        while k < 8:
-            if c & 1:
-                c = (c >> 1) ^ poly
-            else:
-                c = c >> 1
-            k += 1
+        c = (c >> 4) ^ uint(t[int(c & 15)])  # noqa: F821
+        c = (c >> 4) ^ uint(t[int(c & 15)])  # noqa: F821
         i += 1
     c = c ^ ones
     o[0] = c & 0xFF

@@ -14,10 +14,14 @@ the same results, tested on both.
                                         by the next int of `ints` (a list), BOOL by the
                                         next one as true/false, TEXT by the next bytes of
                                         `strs` (a list), taken in order
-    scan_flat(data, n, out) -> pairs    the flat object data[0:n] read into `out` (array
-                                        "i", 5 ints a pair: key start, key end, kind, then
-                                        a string's start and end or an integer's value);
-                                        -1 when it is anything else (see below)
+    scan_flat(data, n, out, names) -> pairs
+                                        the flat object data[0:n] read into `out` (array
+                                        "i", PAIR ints a pair: KEY_START, KEY_END, KEY_NAME,
+                                        KIND, then a string's VALUE start and END and its
+                                        NAME, or an integer's VALUE); -1 when it is anything
+                                        else (see below). A NAME is the string's index in
+                                        `names` (each name's length, then its bytes:
+                                        protocol/jsonstring.py's `know`), or -1
 
 `scan_flat` reads only the requests every command source sends in the ordinary course, a
 flat object of plain ASCII strings, short integers and true/false/null, and it reads them
@@ -42,7 +46,14 @@ INTEGER = 2
 TRUE = 3
 FALSE = 4
 NULL = 5
-PAIR = 5  # ints per pair in scan_flat's output
+PAIR = 7  # ints per pair in scan_flat's output, at these offsets:
+KEY_START = 0
+KEY_END = 1
+KEY_NAME = 2
+KIND = 3
+VALUE = 4  # a string's start, an integer's value
+END = 5  # a string's end
+NAME = 6  # a string's name index
 
 _WS = b" \t\n\r"
 _TRUE = b"true"
@@ -92,16 +103,34 @@ def _ws(d, i, n):
     return i
 
 
-def _plain_to(d, i, n):
-    """The index of the quote closing the plain string from i, or -1 (not plain)."""
+def _string_py(d, i, n, out, at, names):
+    """The plain string from the quote at i: start, end, name index into out[at:]; the
+    index after its closing quote, or -1 (not plain)."""
+    start = i + 1
+    i = start
     while i < n and d[i] != 34:
         if d[i] < 32 or d[i] > 127 or d[i] == 92:
             return -1
         i += 1
-    return i if i < n else -1
+    if i >= n:
+        return -1
+    out[at] = start
+    out[at + 1] = i
+    text = bytes(d[start:i])
+    found = -1
+    p = idx = 0
+    while p < len(names):
+        k = names[p]
+        if bytes(names[p + 1 : p + 1 + k]) == text:
+            found = idx
+            break
+        p += 1 + k
+        idx += 1
+    out[at + 2] = found
+    return i + 1
 
 
-def _scan_flat_py(d, n, out):
+def _scan_flat_py(d, n, out, names):
     cap = len(out) // PAIR
     i = _ws(d, 0, n)
     if i >= n or d[i] != 123:
@@ -115,12 +144,10 @@ def _scan_flat_py(d, n, out):
             if pairs >= cap or i >= n or d[i] != 34:
                 return -1
             base = pairs * PAIR
-            out[base] = i + 1
-            i = _plain_to(d, i + 1, n)
+            i = _string_py(d, i, n, out, base, names)
             if i < 0:
                 return -1
-            out[base + 1] = i
-            i = _ws(d, i + 1, n)
+            i = _ws(d, i, n)
             if i >= n or d[i] != 58:
                 return -1
             i = _ws(d, i + 1, n)
@@ -128,13 +155,10 @@ def _scan_flat_py(d, n, out):
                 return -1
             c = d[i]
             if c == 34:
-                out[base + 2] = STRING
-                out[base + 3] = i + 1
-                i = _plain_to(d, i + 1, n)
+                out[base + KIND] = STRING
+                i = _string_py(d, i, n, out, base + VALUE, names)
                 if i < 0:
                     return -1
-                out[base + 4] = i
-                i += 1
             elif c == 45 or 48 <= c <= 57:
                 start = i
                 if c == 45:
@@ -151,16 +175,16 @@ def _scan_flat_py(d, n, out):
                         return -1
                 if i < n and (d[i] in b".eE" or 48 <= d[i] <= 57):
                     return -1
-                out[base + 2] = INTEGER
-                out[base + 3] = int(bytes(d[start:i]))
+                out[base + KIND] = INTEGER
+                out[base + VALUE] = int(bytes(d[start:i]))
             elif bytes(d[i : i + 4]) == b"true":
-                out[base + 2] = TRUE
+                out[base + KIND] = TRUE
                 i += 4
             elif bytes(d[i : i + 5]) == b"false":
-                out[base + 2] = FALSE
+                out[base + KIND] = FALSE
                 i += 5
             elif bytes(d[i : i + 4]) == b"null":
-                out[base + 2] = NULL
+                out[base + KIND] = NULL
                 i += 4
             else:
                 return -1

@@ -124,21 +124,49 @@ def _ws(data, i: int, n: int) -> int:
 
 
 @micropython.viper
-def _plain_end(data, i: int, n: int) -> int:
-    # The index of the quote closing the plain ASCII string from i (no escape, no control
-    # character, no UTF-8), or -1.
+def _string(data, i: int, n: int, out, at: int, names) -> int:
+    # The plain ASCII string whose opening quote is at i (no escape, no control character,
+    # no UTF-8): its start, end and index in `names` (-1: not one of them) into
+    # out[at:at + 3]; the index after its closing quote, or -1.
     d = ptr8(data)  # noqa: F821
+    o = ptr32(out)  # noqa: F821
+    i += 1
+    start = i
     while i < n and d[i] != 34:
         if d[i] < 32 or d[i] > 127 or d[i] == 92:
             return -1
         i += 1
-    return i if i < n else -1
+    if i >= n:
+        return -1
+    o[at] = start
+    o[at + 1] = i
+    # Which known name: `names` is each name's length, then its bytes (jsonstring.know).
+    b = ptr8(names)  # noqa: F821
+    nb = int(len(names))
+    m = i - start
+    p = 0
+    idx = 0
+    found = -1
+    while p < nb:
+        k = b[p]
+        if k == m:
+            j = 0
+            while j < m and b[p + 1 + j] == d[start + j]:
+                j += 1
+            if j == m:
+                found = idx
+                break
+        p += 1 + k
+        idx += 1
+    o[at + 2] = found
+    return i + 1
 
 
 @micropython.viper
-def _number(data, i: int, n: int, out, base: int) -> int:
-    # An integer of at most 9 digits at i into out[base + 2:base + 4]; the index after it,
-    # or -1 (a fraction, an exponent, a leading zero, a longer number: strictjson's).
+def _number(data, i: int, n: int, out, at: int) -> int:
+    # An integer of at most 9 digits at i into out[at:at + 2] (kind, value); the index
+    # after it, or -1 (a fraction, an exponent, a leading zero, a longer number:
+    # strictjson's).
     d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
     neg = 0
@@ -160,41 +188,40 @@ def _number(data, i: int, n: int, out, base: int) -> int:
                 return -1
     if i < n and (d[i] == 46 or d[i] == 101 or d[i] == 69 or (d[i] >= 48 and d[i] <= 57)):
         return -1
-    o[base + 2] = 2
-    o[base + 3] = 0 - v if neg else v
+    o[at] = 2
+    o[at + 1] = 0 - v if neg else v
     return i
 
 
 @micropython.viper
-def _literal(data, i: int, n: int, out, base: int) -> int:
-    # true, false or null at i into out[base + 2]; the index after it, or -1.
+def _literal(data, i: int, n: int, out, at: int) -> int:
+    # true, false or null at i into out[at] (its kind); the index after it, or -1.
     d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
     c = d[i]
     if c == 116 and i + 4 <= n and d[i + 1] == 114 and d[i + 2] == 117 and d[i + 3] == 101:
-        o[base + 2] = 3
+        o[at] = 3
         return i + 4
     if c == 102 and i + 5 <= n and d[i + 1] == 97 and d[i + 2] == 108:
         if d[i + 3] == 115 and d[i + 4] == 101:
-            o[base + 2] = 4
+            o[at] = 4
             return i + 5
     if c == 110 and i + 4 <= n and d[i + 1] == 117 and d[i + 2] == 108 and d[i + 3] == 108:
-        o[base + 2] = 5
+        o[at] = 5
         return i + 4
     return -1
 
 
 @micropython.viper
-def scan_flat(data, n: int, out) -> int:
+def scan_flat(data, n: int, out, names) -> int:
     # A flat JSON object, strictly: {"key": value, ...} whose keys and string values are
     # printable ASCII without escapes, whose numbers are integers of at most 9 digits, and
-    # whose other values are true/false/null. Each pair is 5 ints of `out`: key start, key
-    # end, kind (1 string, 2 integer, 3 true, 4 false, 5 null), then the string's start
-    # and end or the integer's value. Returns the number of pairs, or -1 for any other
-    # text (then the full reader, strictjson.py, decides; it has the error messages).
+    # whose other values are true/false/null. Each pair is 7 ints of `out` (jsontext.py
+    # says which). Returns the number of pairs, or -1 for any other text (then the full
+    # reader, strictjson.py, decides; it has the error messages).
     d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
-    cap = int(len(out)) // 5
+    cap = int(len(out)) // 7
     i = int(_ws(data, 0, n))
     if i >= n or d[i] != 123:
         return -1
@@ -206,42 +233,49 @@ def scan_flat(data, n: int, out) -> int:
         while True:
             if pairs >= cap or i >= n or d[i] != 34:
                 return -1
-            base = pairs * 5
-            o[base] = i + 1
-            i = int(_plain_end(data, i + 1, n))
+            base = pairs * 7
+            i = int(_string(data, i, n, out, base, names))
             if i < 0:
                 return -1
-            o[base + 1] = i
-            i = int(_ws(data, i + 1, n))
+            while i < n and d[i] == 32:  # (spaces inline; a tab or newline is rare)
+                i += 1
+            if i < n and d[i] != 58:
+                i = int(_ws(data, i, n))
             if i >= n or d[i] != 58:
                 return -1
-            i = int(_ws(data, i + 1, n))
+            i += 1
+            while i < n and d[i] == 32:
+                i += 1
+            if i < n and (d[i] == 9 or d[i] == 10 or d[i] == 13):
+                i = int(_ws(data, i, n))
             if i >= n:
                 return -1
             c = d[i]
             if c == 34:
-                o[base + 2] = 1
-                o[base + 3] = i + 1
-                i = int(_plain_end(data, i + 1, n))
-                if i < 0:
-                    return -1
-                o[base + 4] = i
-                i += 1
+                o[base + 3] = 1
+                i = int(_string(data, i, n, out, base + 4, names))
             elif c == 45 or (c >= 48 and c <= 57):
-                i = int(_number(data, i, n, out, base))
+                i = int(_number(data, i, n, out, base + 3))
             else:
-                i = int(_literal(data, i, n, out, base))
+                i = int(_literal(data, i, n, out, base + 3))
             if i < 0:
                 return -1
             pairs += 1
-            i = int(_ws(data, i, n))
+            while i < n and d[i] == 32:
+                i += 1
+            if i < n and d[i] != 44 and d[i] != 125:
+                i = int(_ws(data, i, n))
             if i < n and d[i] == 44:
-                i = int(_ws(data, i + 1, n))
+                i += 1
+                while i < n and d[i] == 32:
+                    i += 1
+                if i < n and d[i] != 34:
+                    i = int(_ws(data, i, n))
                 continue
             if i < n and d[i] == 125:
                 i += 1
                 break
             return -1
-    if int(_ws(data, i, n)) != n:
+    if i < n and int(_ws(data, i, n)) != n:
         return -1
     return pairs

@@ -197,6 +197,19 @@ timed("pass: wake.loop_ms", lambda: wake.loop_ms(loop, board.ticks()))
 timed("pass: board.ticks", board.ticks)
 board.wait = lambda ms: None
 timed("loop pass (no sleep)", quiet_pass)
+timed("writeblocks 256 B", lambda: j.pool.bdev.writeblocks(j.pool.blocks[j._chunk], j.pool._page, 3840))
+
+# read_serial with a request line waiting: the host sends it when asked (`{"send": k}`).
+rs = [0]
+for k in range(3):
+    print(json.dumps({"send": k}))
+    while not board._poll.poll(0):
+        time.sleep_ms(1)
+    time.sleep_ms(5)  # the whole line in
+    t = time.ticks_us()
+    rs[0] = board.read_serial(inbuf)
+    t = time.ticks_diff(time.ticks_us(), t)
+    print(json.dumps({"piece": "read_serial %%d B" %% rs[0], "us": t, "alloc": 0}))
 print(json.dumps({"done": True}))
 """
 
@@ -219,8 +232,14 @@ def run(image, lay, repeat, log=print):
     s = client.Session(pico)
     out = []
 
+    asked = set()
+
     def done():
         s._pump()
+        for ln in s.noise:
+            if ln.startswith('{"send"') and ln not in asked:
+                asked.add(ln)  # the chip waits for a request line: one of 38 bytes
+                pico.write(b'{"id":7,"cmd":"press","side":"black"}\n')
         return any(ln.startswith('{"done"') for ln in s.noise)
 
     pico.run_until(done, 120.0)

@@ -66,9 +66,23 @@ from array import array
 
 from goclockfw.core.timecontrol import SIDE_NAMES
 from goclockfw.events import EventWriter
-from goclockfw.jsontext import FALSE, INTEGER, PAIR, STRING, TRUE, scan_flat
+from goclockfw.jsontext import (
+    END,
+    FALSE,
+    INTEGER,
+    KEY_END,
+    KEY_NAME,
+    KIND,
+    NAME,
+    PAIR,
+    STRING,
+    TRUE,
+    VALUE,
+    render,
+    scan_flat,
+)
 from goclockfw.protocol import shapes, strictjson
-from goclockfw.protocol.jsonstring import know, name_of
+from goclockfw.protocol.jsonstring import NAMES, NAMES_TABLE, know
 from goclockfw.protocol.lineread import OVERLONG, OVERLONG_LINE, LineReader
 from goclockfw.protocol.reqargs import (
     RequestError,
@@ -124,6 +138,8 @@ class Protocol:
         self._keys = [None] * MAX_PAIRS  # its keys, to empty it
         self._nkeys = 0
         self._state_replies = {}  # clock state -> the members of a pause/resume reply
+        self._templates = {}  # a reply's members (bytes) -> its template (_reply)
+        self._rid = [0]  # the id a template's reply carries
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -225,20 +241,22 @@ class Protocol:
         allocated. Anything else goes to the full strict reader (strictjson.py: nesting,
         escapes, UTF-8, fractions, and every error's message). Raises JSONError."""
         toks = self._toks
-        k = scan_flat(line, n, toks)
+        k = scan_flat(line, n, toks, NAMES_TABLE)
         if k >= 0:
             req = self._req
             keys = self._keys
             for p in range(k):
                 b = p * PAIR
-                key = name_of(line, toks[b], toks[b + 1])
+                i = toks[b + KEY_NAME]
+                key = NAMES[i] if i >= 0 else str(line[toks[b] : toks[b + KEY_END]], "ascii")
                 if key in req:
                     break  # a duplicate key: the full reader says where
-                kind = toks[b + 2]
+                kind = toks[b + KIND]
                 if kind == STRING:
-                    v = name_of(line, toks[b + 3], toks[b + 4])
+                    i = toks[b + NAME]
+                    v = NAMES[i] if i >= 0 else str(line[toks[b + VALUE] : toks[b + END]], "ascii")
                 elif kind == INTEGER:
-                    v = toks[b + 3]
+                    v = toks[b + VALUE]
                 else:
                     v = True if kind == TRUE else False if kind == FALSE else None
                 req[key] = v
@@ -263,6 +281,17 @@ class Protocol:
         """`result` with "id" and "ok": true, as one JSON line in the reply writer. A result
         given as bytes is its members' JSON already (_ACCEPTED); _STATUS is the status."""
         w = self._replies
+        if result is not _STATUS and type(result) is bytes and type(rid) is int:
+            if -0x3FFFFFFF <= rid <= 0x3FFFFFFF:  # (a small int on every port)
+                # The usual reply (a press accepted, a pause): its members and a numeric
+                # id, from a template made once per reply (one viper call, jsontext.py).
+                tpl = self._templates.get(result)
+                if tpl is None:
+                    tpl = self._templates[result] = b"{" + result + b',"id":\x01,"ok":true}'
+                ints = self._rid
+                ints[0] = rid
+                w.n = render(w.buf, 0, tpl, len(tpl), ints, ints)
+                return w
         w.n = 0
         w.put_byte(123)  # "{"
         if result is _STATUS:

@@ -15,16 +15,23 @@ from goclockfw.bytesops import hash_of, plain, same
 
 END = array("i", [0])  # where the last string read ended (the byte after its quote)
 _KNOWN = {}  # hash of a name's bytes -> (the name, its bytes): `know`
+NAMES = []  # the names known, in the order of ...
+NAMES_TABLE = bytearray()  # ... each one's length and bytes (jsontext.scan_flat's `names`)
 
 
 def know(names):
     """Strings read later whose text is one of `names` (ASCII) are these very str objects:
     a request's keys, command names and sides allocate nothing (MicroPython 1.25 would
     build a slice and a bytes object for each, even when the str itself is interned).
-    A name whose hash another one already has is simply not known."""
+    A name whose hash another one already has is simply not known to `string` (the full
+    reader); jsontext.scan_flat finds every one in NAMES_TABLE."""
     for name in names:
         b = name.encode()
         _KNOWN.setdefault(hash_of(b, 0, len(b)), (name, b))
+        if name not in NAMES and len(b) < 256:
+            NAMES.append(name)
+            NAMES_TABLE.append(len(b))
+            NAMES_TABLE.extend(b)
 
 
 class JSONError(ValueError):

@@ -29,7 +29,7 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
-from goclockfw.bytesops import copy, fill
+from goclockfw.bytesops import copy, slices
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"
@@ -37,6 +37,8 @@ MAGIC = b"GCJ1 "
 HEADER_LEN = 22  # b"GCJ1 " + 16 hex digits + b"\n"
 PAGE = 256
 _BLANK = b"\xff" * PAGE  # an erased page: programming it changes nothing
+_BLANK2 = _BLANK + _BLANK
+_TWO = slices[0 : 2 * PAGE]  # (a slice object made once: `buf[0:512]` makes one each time)
 
 
 def _nonce(salt):
@@ -80,7 +82,9 @@ class ChunkPool:
         self.programs = 0  # page programs
         # Two pages: a record across a page boundary is programmed in one call (one exit
         # from and return to execute-in-place on an RP2040, not two). Views made once.
-        self._pages = bytearray(2 * PAGE)
+        # Blank (erased bytes) between programs: a program writes its bytes in, then the
+        # buffer is blanked again by one copy in C.
+        self._pages = bytearray(_BLANK2)
         self._page = memoryview(self._pages)[0:PAGE]
         self._both = memoryview(self._pages)
         self._head = bytearray(HEADER_LEN)
@@ -155,6 +159,8 @@ class ChunkPool:
             except OSError:
                 pass
             raise
+        finally:
+            self._pages[_TWO] = _BLANK2  # blank again, as `program` wants it
         self.erases += 1
         self.names.append(name)
         self.blocks.append(-1)
@@ -194,7 +200,10 @@ class ChunkPool:
         self.bdev.ioctl(6, block)
         self.erases += 1
         self._header_page(self.names[i])
-        self.bdev.writeblocks(block, self._page, 0)
+        try:
+            self.bdev.writeblocks(block, self._page, 0)
+        finally:
+            self._pages[_TWO] = _BLANK2  # blank again, as `program` wants it
         self.programs += 1
 
     def program(self, i, offset, data, n=-1, lead=-1):
@@ -213,7 +222,6 @@ class ChunkPool:
             start = at - base
             two = start + n - done > PAGE and base + 2 * PAGE <= self.block_size
             count = (2 * PAGE if two else PAGE) - start
-            fill(pages, 0, 2 * PAGE if two else PAGE, 0xFF)  # erased: programming changes nothing
             if done < 0:
                 pages[start] = lead
                 done = 0
@@ -222,7 +230,10 @@ class ChunkPool:
             if count > n - done:
                 count = n - done
             copy(pages, start, data, done, count)
-            self.bdev.writeblocks(block, self._both if two else self._page, base)
+            try:
+                self.bdev.writeblocks(block, self._both if two else self._page, base)
+            finally:
+                pages[_TWO] = _BLANK2  # erased again: programming it changes nothing
             self.programs += 2 if two else 1
             done += count
 
