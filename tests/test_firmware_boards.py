@@ -544,7 +544,7 @@ def test_usb_line_reads_what_has_arrived_in_one_read_where_stdin_counts_it(hw):
     buf = bytearray(16)
     assert board.read_serial(buf) == 0 and asked == []  # nothing waits: nothing read
     hw.line_in.extend(b'{"id":7,"cmd":"press","side":"black"}\n')
-    assert board.read_serial(buf) == 16 and bytes(buf) == b'{"id":7,"cmd":"pr'  # a buffer full
+    assert board.read_serial(buf) == 16 and bytes(buf) == b'{"id":7,"cmd":"p'  # a buffer full
     assert board.read_serial(buf) == 16 and board.read_serial(buf) == 6
     assert asked == [16, 16, 6] and not hw.line_in
 
