@@ -51,6 +51,8 @@ def read_flat(text):
         b = p * jsontext.PAIR
         key = bytes(text[out[b] : out[b + jsontext.KEY_END]]).decode()
         assert out[b + jsontext.KEY_NAME] == (NAMES.index(key) if key in NAMES else -1)
+        if key in obj:
+            return None  # a duplicate: the caller leaves it to strictjson (protocol/commands.py)
         kind = out[b + jsontext.KIND]
         if kind == jsontext.STRING:
             v = bytes(text[out[b + jsontext.VALUE] : out[b + jsontext.END]]).decode()
@@ -137,7 +139,7 @@ EDGES = [  # (text, what scan_flat reads: None when it leaves the text to strict
     (b'{"a":tru}', None),
     (b'{"a":nul}', None),
     (b'{"a":"\x1f"}', None),  # a raw control character
-    (b'{"a":1,"a":2}', {"a": 2}),  # (the caller finds the duplicate: protocol/commands.py)
+    (b'{"a":1,"a":2}', None),  # a duplicate key (found by the caller: protocol/commands.py)
     (b"[1]", None),
     (b"", None),
     (b"  {  }  ", {}),

@@ -12,6 +12,9 @@ that matters there.
     fill(dst, at, n, value)        dst[at:at + n] = bytes([value]) * n
     crc32(data, n, prev, out)      binascii.crc32(data[:n], P) -> out, where P and the
                                    result are kept as 4 bytes, little-endian (prev, out)
+    seal(buf, n, prev, out) -> n'  a record line (storage/logline.py): crc32 of buf[:n]
+                                   into out, then the closing brace replaced by
+                                   `,"c":"<8 hex digits>"}` and a newline
     plain(data, i, j)              1 if data[i:j] is printable ASCII without a backslash
     hash_of(data, i, j)            a 24-bit hash of data[i:j] (a small int)
     same(data, i, word, n)         1 if data[i:i + n] == word (bytes of n)
@@ -37,6 +40,14 @@ def _copy_py(dst, at, src, start, n):
 
 def _fill_py(dst, at, n, value):
     dst[at : at + n] = bytes((value,)) * n
+
+
+def _seal_py(buf, n, prev, out):
+    _crc32_py(buf, n, prev, out)
+    c = out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24
+    tail = b',"c":"%08x"}\n' % c
+    buf[n - 1 : n - 1 + len(tail)] = tail
+    return n - 1 + len(tail)
 
 
 def _crc32_py(data, n, prev, out):
@@ -87,6 +98,7 @@ def int_from4(buf):
 copy = _copy_py
 fill = _fill_py
 crc32 = _crc32_py
+seal = _seal_py
 plain = _plain_py
 hash_of = _hash_py
 same = _same_py
@@ -97,6 +109,7 @@ if micropython is not None:
         copy = _v.copy
         fill = _v.fill
         crc32 = _v.crc32
+        seal = _v.seal
         plain = _v.plain
         hash_of = _v.hash_of
         same = _v.same

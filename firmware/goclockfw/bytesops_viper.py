@@ -75,6 +75,37 @@ def crc32(data, n: int, prev, out):
 
 
 @micropython.viper
+def seal(buf, n: int, prev, out) -> int:
+    # A record line: CRC-32 of buf[0:n] (the event, closing brace included) chained to
+    # `prev` into `out`, then the closing brace replaced by `,"c":"` + its 8 lowercase hex
+    # digits (most significant first) + `"}` and a newline; the new length.
+    crc32(buf, n, prev, out)
+    b = ptr8(buf)  # noqa: F821
+    o = ptr8(out)  # noqa: F821
+    at = n - 1
+    b[at] = 44  # ,
+    b[at + 1] = 34  # "
+    b[at + 2] = 99  # c
+    b[at + 3] = 34
+    b[at + 4] = 58  # :
+    b[at + 5] = 34
+    at += 6
+    k = 3
+    while k >= 0:
+        c = o[k]
+        h = c >> 4
+        b[at] = h + 48 if h < 10 else h + 87
+        h = c & 15
+        b[at + 1] = h + 48 if h < 10 else h + 87
+        at += 2
+        k -= 1
+    b[at] = 34
+    b[at + 1] = 125  # }
+    b[at + 2] = 10
+    return at + 3
+
+
+@micropython.viper
 def plain(data, i: int, j: int) -> int:
     d = ptr8(data)  # noqa: F821
     while i < j:

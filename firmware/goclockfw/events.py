@@ -219,9 +219,54 @@ class EventWriter:
     def clock_event(self, clock, kind, side, t, tick, value, extra=None, generic=False):
         """A clock listener call (kind, side, tick, value) as an event at game time `t`:
         with the side's status for STATUS_KINDS and the lateness for an arrival. From its
-        shape's template when it has one (`generic`: field by field, as tests compare)."""
-        if not extra and not generic and self._from_template(clock, kind, side, t, tick, value):
-            return
+        shape's template when it has one (`generic`: field by field, as tests compare).
+
+        The shape is one small int (the value's kind, the side, the status fields, the
+        kind): a dict lookup finds the template, one viper call fills it in. A value that
+        is not a small int or a string has no template (written field by field)."""
+        if extra is None and not generic:
+            ints = self._ints
+            ints[0] = t
+            k = 1
+            if value is None:
+                shape = 0
+            elif type(value) is int and -0x3FFFFFFF <= value <= 0x3FFFFFFF:  # (not a bool)
+                ints[1] = value
+                k = 2
+                shape = 1
+            elif type(value) is str:
+                self._strs[0] = self.encoded(value)
+                shape = 2
+            else:
+                shape = -1
+            if shape >= 0:
+                if kind == "press":
+                    ints[k] = clock.moves_made
+                    k += 1
+                    shape |= clock.status_values(side, tick, ints, k) << 2
+                elif kind == "arrive":
+                    ints[k] = clock.last_late_ms
+                elif kind == "adjust" or kind == "block":  # (STATUS_KINDS' others)
+                    shape |= clock.status_values(side, tick, ints, k) << 2
+                if side is not None and 0 <= side <= 1:
+                    shape |= (side + 1) << 9
+                kid = self._kinds.get(kind)
+                if kid is None and len(self._kinds) < 63:
+                    kid = self._kinds[kind] = len(self._kinds) + 1
+                if kid is not None:
+                    key = (shape << 6) | kid
+                    tpl = self._tpl.get(key)
+                    if tpl is None:
+                        tpl = self._template(kind, side, shape)
+                        if len(self._tpl) < MAX_TEMPLATES:
+                            self._tpl[key] = tpl
+                    body = tpl[0]
+                    need = tpl[1] + len(self._strs[0]) if shape & 3 == 2 else tpl[1]
+                    if need > len(self.buf):  # (the longest line it can write)
+                        self.n = 0
+                        self._room(need)
+                    self.n = render(self.buf, 0, body, len(body), ints, self._strs)
+                    return
         self.begin(kind, t, side)
         if value is not None:
             self.field(VALUE_FIELDS.get(kind, "value"), value)
@@ -238,60 +283,9 @@ class EventWriter:
 
     # ----- templates ------------------------------------------------------------
 
-    def _from_template(self, clock, kind, side, t, tick, value):
-        """The event written from its shape's template; False when it has none (a value
-        that is not a small int or a string, a time beyond a small int)."""
-        self.n = 0
-        ints = self._ints
-        ints[0] = t
-        k = 1
-        shape = 0  # the value's kind, the side, the status mask, the kind: one small int
-        room = 16
-        if value is not None:
-            if value is True or value is False or isinstance(value, float):
-                return False
-            if isinstance(value, int):
-                ints[1] = value
-                k = 2
-                shape = 1
-            elif isinstance(value, str):
-                b = self.encoded(value)
-                self._strs[0] = b
-                room += len(b)
-                shape = 2
-            else:
-                return False
-        if kind == "press":
-            ints[k] = clock.moves_made
-            k += 1
-        elif kind == "arrive":
-            ints[k] = clock.last_late_ms
-            k += 1
-        if kind in STATUS_KINDS:
-            shape |= clock.status_values(side, tick, ints, k) << 2
-        if side is not None and 0 <= side <= 1:
-            shape |= (side + 1) << 9
-        kid = self._kinds.get(kind)
-        if kid is None:
-            if len(self._kinds) >= 63:
-                return False
-            kid = self._kinds[kind] = len(self._kinds) + 1
-        key = (shape << 6) | kid
-        tpl = self._tpl.get(key)
-        if tpl is None:
-            tpl = self._template(kind, side, shape)
-            if len(self._tpl) < MAX_TEMPLATES:
-                self._tpl[key] = tpl
-        body = tpl[0]
-        room += len(body) + INT_ROOM * tpl[1]
-        if self.n + room > len(self.buf):
-            self._room(room)
-        self.n = render(self.buf, 0, body, len(body), ints, self._strs)
-        return True
-
     def _template(self, kind, side, shape):
-        """(template, numbers in it) of a clock event's shape: what `clock_event` writes
-        field by field, with INT, BOOL and TEXT where its values go."""
+        """(template, the longest line it writes) of a clock event's shape: what
+        `clock_event` writes field by field, with INT, BOOL and TEXT where its values go."""
         b = bytearray(b'{"event":')
         b.extend(self.encoded(kind))
         b.extend(b',"t":')
@@ -318,11 +312,7 @@ class EventWriter:
                 b.append(58)
                 b.append(BOOL if i == 1 else INT)
         b.append(125)
-        numbers = 0
-        for c in b:
-            if c == INT or c == BOOL:
-                numbers += 1
-        return (bytes(b), numbers)
+        return (bytes(b), _longest(b))
 
     # ----- the status object ------------------------------------------------------
 
@@ -355,7 +345,7 @@ class EventWriter:
         body = tpl[0]
         strs = self._strs
         strs[0] = tc_text
-        room = len(body) + INT_ROOM * tpl[1] + len(tc_text) + 8
+        room = tpl[1] + len(tc_text) + 8
         if self.n + room > len(self.buf):
             self._room(room)
         self.n = render(self.buf, self.n, body, len(body), ints, strs)
@@ -392,8 +382,13 @@ class EventWriter:
             b.extend(b"null")
         else:
             b.append(INT)
-        numbers = 0
-        for c in b:
-            if c == INT or c == BOOL:
-                numbers += 1
-        return (bytes(b), numbers)
+        return (bytes(b), _longest(b))
+
+
+def _longest(template):
+    """The longest line `template` can write, its strings (TEXT) left out."""
+    n = len(template)
+    for c in template:
+        if c == INT or c == BOOL:
+            n += INT_ROOM
+    return n

@@ -64,7 +64,7 @@ def timed(name, f, setup=None, per=1):
 
 line = bytearray(b'{"id":7,"cmd":"press","side":"black"}')
 n = len(line)
-ev = s.records.ev
+ev = s.journal.lines
 clock = s.clock
 j = s.journal
 
@@ -159,8 +159,17 @@ timed("reply: accepted", lambda: p._reply(b'"accepted":true', 7))
 timed("reply: status", lambda: p._reply(b"", 7))
 timed("status event", status_event)
 timed("clock event (template)", lambda: ev.clock_event(clock, "press", 0, 65000, now, 1500))
-timed("record_line", lambda: j.record_line("press", 65000, ev.buf, ev.n))
-timed("seal", lambda: j._lines.seal(j._crc))
+def one_event():
+    ev.clock_event(clock, "press", 0, 65000, now, 1500)
+
+
+def event_and_record():
+    ev.clock_event(clock, "press", 0, 65000, now, 1500)
+    j.append_event("press", 65000)
+
+
+timed("clock event and its record", event_and_record)
+timed("seal", lambda: j.lines.seal(j._crc), one_event)
 timed("program 150 B", lambda: j.pool.program(j._chunk, 3000, ev.buf, 150))
 timed("out.put 120 B", lambda: out.put(ev.buf, 120), drain)
 timed("press (command layer), per press", press_pair, per=2)

@@ -97,19 +97,23 @@ class Announcer:
         return None
 
     def prepare(self, phrase):
-        """Make the clip of `phrase` ready to start (a quiet moment: nothing plays)."""
+        """Make the clip of `phrase` ready to start (a quiet moment: nothing plays). True
+        when nothing is left to do for it; False when something plays: ask again later."""
         prepare = self._prepare
-        if phrase is None or prepare is None or self._qlen or self.player.busy():
-            return
+        if phrase is None or prepare is None:
+            return True
+        if self._qlen or self.player.busy():
+            return False
         ready = self._ready
         if ready is not None and ready[0] == phrase:
             if ready[1] is not None:
                 prepare(ready[1])  # at once when still ready (a notice may have played)
-            return
+            return True
         path = self.clip(phrase)
         if path is None or not prepare(path):
             path = None  # not again for this phrase: the call starts the slow way
         self._ready = (phrase, path)
+        return True
 
     def clip(self, phrase):
         """The path of the clip saying `phrase`, or None."""
@@ -198,8 +202,9 @@ class Announcer:
         """Let a buzzer step on, and start the next call of the same tick when one ends."""
         if self._poll is not None:
             self._poll(now)
-        if self.player is not None:
-            self._check(self.player)  # a clip stopped half way
+        p = self.player
+        if p is not None and p.error is not None:
+            self._check(p)  # a clip stopped half way
         if self._qlen:
             if self.player is None:
                 self._qlen = 0

@@ -24,6 +24,7 @@ class BatteryWatch:
         self.warned = False
         self._low = 0  # readings under the threshold in a row
         self._last = None
+        self.present = True  # False once the board said it reads no battery (None)
 
     def due(self, now):
         return self._last is None or ticks_diff(now, self._last) >= self.check_ms
@@ -32,7 +33,10 @@ class BatteryWatch:
         """Take a reading (None: not wired); True exactly when the warning is due."""
         self._last = now
         self.mv = mv
-        if mv is None or not self.low_mv:
+        if mv is None:
+            self.present = False  # not wired: the loop stops asking
+            return False
+        if not self.low_mv:
             return False
         if mv >= self.low_mv + REARM_MV:
             self.warned = False

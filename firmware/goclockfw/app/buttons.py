@@ -115,6 +115,9 @@ class Debouncer:
         self._qlen = 0
         self.channel = 0  # of the change `pop` returned
         self.tick = 0  # of the change `pop` returned
+        self.waiting = 0  # bursts awaiting confirmation (how many `pending` are 1)
+        self.down_mask = 0  # `down` as bits (channel ch: bit ch), for `look`
+        self.queued = 0  # confirmed changes not handed out yet (`pop`)
 
     def edge(self, ch, tick, level):
         """An edge on channel `ch` at `tick`, after which the pin read `level` (1 = pressed)."""
@@ -123,6 +126,7 @@ class Debouncer:
             self._conclude(ch, self.level[ch])
         if not self.pending[ch]:
             self.pending[ch] = 1
+            self.waiting += 1
             self.first[ch] = tick
             self.last[ch] = tick
         else:
@@ -148,6 +152,17 @@ class Debouncer:
             self.edge(ch, now, level)  # an unreported change inside the burst: an edge now
             self.sampled[ch] = 1
 
+    def look(self, levels, now):
+        """The loop's look at every channel's level (`levels`: bit ch set while channel ch is
+        pressed): `observe` and `settle` each. A pass where no burst waits and every level
+        is as confirmed (nearly every pass) costs one comparison."""
+        if not self.waiting and levels == self.down_mask:
+            return
+        for ch in range(len(self.pending)):
+            level = (levels >> ch) & 1
+            self.observe(ch, level, now)
+            self.settle(ch, level, now)
+
     def settle(self, ch, level, now):
         """Conclude channel `ch`'s burst if it has been quiet for a window; `level` is the pin now."""
         if self.pending[ch] and ticks_diff(now, self.last[ch]) >= self.window:
@@ -163,9 +178,11 @@ class Debouncer:
 
     def _conclude(self, ch, level):
         self.pending[ch] = 0
+        self.waiting -= 1
         if level == self.down[ch]:
             return  # a glitch, or a press and release both inside the burst
         self.down[ch] = level
+        self.down_mask ^= 1 << ch
         if level:
             self._push(ch, PRESS, self.first[ch])
         else:
@@ -178,7 +195,7 @@ class Debouncer:
         self._qch[n] = ch
         self._qkind[n] = kind
         self._qtick[n] = tick
-        self._qlen = n + 1
+        self._qlen = self.queued = n + 1
 
     def pop(self):
         """The confirmed change with the earliest tick: PRESS or RELEASE (see `channel`,
@@ -198,11 +215,13 @@ class Debouncer:
         self._qch[pick] = self._qch[n]
         self._qkind[pick] = self._qkind[n]
         ticks[pick] = ticks[n]
-        self._qlen = n
+        self._qlen = self.queued = n
         return kind
 
     def hold(self, now):
         """The tick the clock may be advanced to: `now`, or the first edge of a possible press."""
+        if not self.waiting:
+            return now
         limit = now
         for ch in range(len(self.pending)):
             if self.pending[ch] and not self.down[ch]:
@@ -213,6 +232,8 @@ class Debouncer:
 
     def next_due(self, now):
         """Ms until the earliest pending burst can be confirmed, or -1 when none waits."""
+        if not self.waiting:
+            return -1
         best = -1
         for ch in range(len(self.pending)):
             if self.pending[ch]:

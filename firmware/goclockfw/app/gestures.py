@@ -173,8 +173,19 @@ class Gestures:
             self._confirm = _NO_RESET
             self.announce("cancel")
 
+    def idle(self):
+        """Nothing is timed: no key down, no menu, no reset to confirm, no late side to pick."""
+        return (
+            not self.arbiter_down
+            and self.menu < 0
+            and not self.picking_late
+            and self._confirm == _NO_RESET
+        )
+
     def poll(self, now):
         """Hold timing: the timeout-as-pass ruling, "late", the menu's and confirm's time-outs."""
+        if self.idle():
+            return  # (every pass asks: the usual answer costs one call)
         if (
             self.arbiter_down
             and not self._used
@@ -220,6 +231,8 @@ class Gestures:
 
     def next_due(self, now):
         """Ms until `poll` may have something to do, or None."""
+        if self.idle():
+            return None
         best = None
         if self.arbiter_down and (not self._used or not self._held):
             best = HOLD_MS - ticks_diff(now, self._since)

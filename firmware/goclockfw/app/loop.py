@@ -15,7 +15,7 @@ A pass allocates nothing while a clock runs and nothing is said (tests/test_firm
 """
 
 from goclockfw.app import display, wake
-from goclockfw.app.buttons import CHANNELS, LEFT, RIGHT
+from goclockfw.app.buttons import LEFT, RIGHT
 from goclockfw.app.session import Session
 from goclockfw.app.wake import VIEW_MS
 from goclockfw.core.ticks import ticks_diff
@@ -71,14 +71,14 @@ class Loop:
         now = b.ticks()
         b.poll_inputs(now)
         deb = s.deb
-        b.ring.drain(deb)
-        for ch in range(CHANNELS):
-            level = b.level(ch)
-            deb.observe(ch, level, now)  # a missed edge is seen by the level
-            deb.settle(ch, level, now)
+        ring = b.ring
+        if ring.head != ring.tail:
+            ring.drain(deb)
+        deb.look(b.levels(), now)  # a missed edge is seen by the level; a burst settles
         s.line.receive(b, now)
         s.step(now)
-        self._send()
+        if s.out.used:
+            self._send()
         self._show(now)
         scr = self.screen
         if scr is not None and scr.dirty and s.upkeep.free_ms(now) >= SCREEN_CLEAR_MS:
@@ -87,7 +87,8 @@ class Loop:
             except OSError as e:
                 self.screen = None
                 s.notice("hardware", "display lost: %s" % e, now, speak=False)
-        if s.battery.due(now):
+        bat = s.battery
+        if bat.present and bat.due(now):
             s.check_battery(b.battery_mv(), now)
         b.wait(wake.loop_ms(self, now))
 

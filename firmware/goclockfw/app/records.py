@@ -14,7 +14,6 @@ but never started has no records); notices made before that wait for it.
 
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
-from goclockfw.events import EventWriter
 from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
@@ -33,7 +32,6 @@ class Records:
         self.marks = 0  # marks written since it
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
-        self.ev = EventWriter(320)  # each clock event's line, for the log and the host
 
     # ----- game time ---------------------------------------------------------
 
@@ -71,24 +69,28 @@ class Records:
             j.record("log", 0, None, None, (("notice", notice), ("message", message)))
 
     def clock_event(self, clock, kind, side, tick, value, extra=None):
-        """A clock listener call: written, then told to a watching host. The line is made
-        once (events.EventWriter): the record is it with its checksum, the event line it."""
-        t = self.t(tick)
+        """A clock listener call: told to a watching host, and written. The line is made
+        once, in the journal's own writer (storage/journal.py): the event line is it, the
+        record is it sealed with its checksum, in place (nothing copied)."""
+        t = self.game_t0 + ticks_diff(tick, self.game_start)  # (self.t(tick), written out)
         written = False
-        ev = self.ev
+        j = self.journal
+        ev = j.lines
         try:
             ev.clock_event(clock, kind, side, t, tick, value, extra)
         except Exception as e:  # a value json cannot write: report, go on
             self.problem("game log record %s not written: %r" % (kind, e))
             return
+        p = self.protocol
+        if p.watching:
+            p.event_line(ev.buf, ev.n)  # (the ring takes a copy; sent after the pass)
         if self.started:
-            written = self.journal.record_line(kind, t, ev.buf, ev.n)
+            written = j.append_event(kind, t)
             if written:
                 self.last_t = t
                 self.marks = 0
             else:
-                self.problem(self.journal.error)
-        self.protocol.event_line(ev.buf, ev.n)
+                self.problem(j.error)
         h = self.hall
         if h is not None:  # a networked clock: the event with its record number
             h.clock_event(

@@ -82,6 +82,8 @@ class Session:
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
         self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
         self.hall = None  # the network's publisher (net/hall.py), when configured
+        self._prepared_plan = -1  # clock.planned and announcer.said when the next deadline's
+        self._prepared_said = -1  # table and clip were last made ready (_periodic)
         self.calling = None  # game time a player called the arbiter, while nobody answered
         self.calling_utc = None
         self.called_by = None  # who answered the last call
@@ -300,7 +302,8 @@ class Session:
     # ----- one pass -------------------------------------------------------------------
 
     def step(self, now):
-        self._buttons(now)
+        if self.deb.queued:
+            self._buttons(now)
         self._catch_up(now)
         self.gestures.poll(now)
         self.announcer.pump(now)
@@ -315,7 +318,9 @@ class Session:
         limit = self.deb.hold(now)
         if ticks_diff(limit, self.now) > 0:
             self.now = limit
-        self.clock.advance(self.now)
+        c = self.clock
+        if c.state == RUNNING:
+            c.advance(self.now)
 
     def _buttons(self, now):
         # Confirmed changes, in the order of their ticks (the debouncer hands them out so).
@@ -341,7 +346,7 @@ class Session:
         clock = self.clock
         running = clock.state == RUNNING
         r = self.records
-        if r.mark_due_ms(clock, self.now) == 0:
+        if running and r.started and r.mark_due_ms(clock, self.now) == 0:
             r.mark()
         a = self.announcer
         if a.fault is not None and not a.busy():
@@ -352,12 +357,18 @@ class Session:
         up = self.upkeep
         if up.due(running, now):
             up.run(running, now)
-        elif running and not self.changed:
+        elif (
+            running
+            and not self.changed
+            and (clock.planned != self._prepared_plan or a.said != self._prepared_said)
+        ):
             # A pass where nothing happened: the next period's call table built and the next
             # call's clip made ready, so that their deadlines only take them (both at once
-            # when they already are: clock.prepare, announcer.prepare).
-            if not clock.prepare():
-                a.prepare(clock.next_phrase())
+            # when they already are: clock.prepare, announcer.prepare). Once per deadline
+            # planned and clip played: asked again only when either changed.
+            if not clock.prepare() and a.prepare(clock.next_phrase()):
+                self._prepared_plan = clock.planned
+                self._prepared_said = a.said
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
         ):

@@ -47,8 +47,11 @@ class Upkeep:
     def due(self, running, now):
         """A snapshot or journal work to do, and the quiet its worst case needs (checked only
         when there is work: every pass asks)."""
-        j = self.s.journal
-        if self._snapshot_due(running) or j.wants_work(running):
+        s = self.s
+        j = s.journal
+        if (
+            running and s.records.started and j.moves_since_snapshot >= SNAPSHOT_MOVES
+        ) or j.wants_work(running):  # (the snapshot's test inline: every pass asks)
             return self.quiet(now, j.step_erases())
         return False
 

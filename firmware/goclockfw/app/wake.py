@@ -41,30 +41,33 @@ def session_ms(s, now):
     """Ms the session `s` may sleep at `now` before it must step again."""
     clock = s.clock
     ms = MAX_WAIT_MS
-    nd = clock.next_deadline()
-    if nd is not None and s.now == now:  # held back by an edge: the debounce wakes us
-        d = ticks_diff(nd, now)
-        if d < ms:
+    state = clock.state
+    running = state == RUNNING
+    if running:
+        nd = clock.next_deadline()
+        if nd is not None and s.now == now:  # held back by an edge: the debounce wakes us
+            d = ticks_diff(nd, now)
+            if d < ms:
+                ms = d
+        d = s.records.mark_due_ms(clock, now)
+        if 0 <= d < ms:
             ms = d
-    d = s.deb.next_due(now)
-    if 0 <= d < ms:
-        ms = d
+    if s.deb.waiting:
+        d = s.deb.next_due(now)
+        if 0 <= d < ms:
+            ms = d
     d = s.gestures.next_due(now)
     if d is not None and d < ms:
         ms = d
-    d = s.records.mark_due_ms(clock, now)
-    if 0 <= d < ms:
-        ms = d
-    if s.announcer.busy() and ms > BUSY_MS:
+    if ms > BUSY_MS and s.announcer.busy():
         ms = BUSY_MS
-    state = clock.state
     if state == PAUSED or state == ENDED:
         # The LED blinks (Session.led): wake for its next change.
         period = 512 if state == PAUSED else 128
         d = period - (now & (period - 1))
         if d < ms:
             ms = d
-    if s.protocol.watching and state == RUNNING:
+    elif running and s.protocol.watching:
         d = STATUS_MS - ticks_diff(now, s.status_at)
         if d < ms:
             ms = d
@@ -90,8 +93,11 @@ def loop_ms(loop, now):
     if s.out.used and ms > BUSY_MS:
         ms = BUSY_MS  # output waiting for the host: come back soon to send more
     scr = loop.screen
-    if scr is not None and scr.dirty and ms > BUSY_MS:
-        ms = BUSY_MS  # pages waiting for the display
-    if running and (scr is not None or b.has_console) and VIEW_MS < ms:
+    if scr is not None:
+        if scr.dirty and ms > BUSY_MS:
+            ms = BUSY_MS  # pages waiting for the display
+        if running and VIEW_MS < ms:
+            ms = VIEW_MS
+    elif running and b.has_console and VIEW_MS < ms:
         ms = VIEW_MS
     return ms

@@ -17,7 +17,9 @@ Must implement (a board has no clock without them):
   wait(ms)              idle up to `ms`; may return early (a byte, an edge); never longer
 Usually implement:
   level(ch)             1 while the button of channel `ch` (app/buttons.py LEFT, RIGHT, ARBITER)
-                        is pressed: the loop reads every channel every pass
+                        is pressed
+  levels()              every channel's level at once, bit ch for channel ch: the loop
+                        reads them every pass (the default asks `level` three times)
   poll_inputs(now)      every pass, before the edges are read: move edges the hardware
                         timed (a PIO FIFO) into `ring`, re-arm interrupts, read keys
   read_serial(buf)      request bytes waiting, read into `buf` (at most its length): the
@@ -114,6 +116,9 @@ class Board:
 
     def level(self, ch):
         return 0
+
+    def levels(self):
+        return self.level(0) | self.level(1) << 1 | self.level(2) << 2
 
     def poll_inputs(self, now):
         pass

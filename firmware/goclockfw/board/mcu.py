@@ -56,6 +56,7 @@ class McuBoard(Board):
         self._pins: list = [None, None, None]
         self._armed = bytearray(3)  # a soft-interrupt pin is watched (see _setup_button)
         self._soft = bytearray(3)  # the pin's interrupt is a soft one
+        self._has_soft = False  # ... for any pin
         self._handlers: list = [None, None, None]  # each pin's interrupt handler, kept
         self._led = None
         self._adc = None
@@ -135,6 +136,7 @@ class McuBoard(Board):
             pin.irq(handler=on_edge_once, trigger=trigger)  # a port without hard IRQs
             self._handlers[ch] = on_edge_once
             self._soft[ch] = 1
+            self._has_soft = True
         armed[ch] = 1
 
     def _setup_arbiter(self, spec):
@@ -159,8 +161,22 @@ class McuBoard(Board):
             return 0
         return 1 - pin.value()
 
+    def levels(self):
+        """Every button's level, bit ch for channel ch (pins read directly: one call a pass)."""
+        pins = self._pins
+        v = 0
+        if pins[0] is not None:
+            v = 1 - pins[0].value()
+        if pins[1] is not None:
+            v |= (1 - pins[1].value()) << 1
+        if pins[2] is not None:
+            v |= (1 - pins[2].value()) << 2
+        return v
+
     def poll_inputs(self, now):
         """Soft-interrupt pins disarmed by an edge are armed again (the ring was read)."""
+        if not self._has_soft:
+            return
         for ch in range(3):
             if self._soft[ch] and not self._armed[ch]:
                 self._armed[ch] = 1

@@ -27,6 +27,7 @@ from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
 from goclockfw.board.mcu import SEND_PIECES_USB, McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
+FORWARD_MS = 5000  # how often the edge timers' references are moved on (poll_inputs)
 SAMPLE_MS = 20  # BOOTSEL read this often while a clock runs; each read stalls the flash ~us
 # ... and this often otherwise: a tap (resume) is down for 80 ms or more, a hold 2 s.
 IDLE_SAMPLE_MS = 50
@@ -43,6 +44,7 @@ class Rp2Board(McuBoard):
         self._bootsel = False
         self._bootsel_level = 0
         self._last_sample = 0
+        self._forwarded = 0
         self._sample_ms = SAMPLE_MS
         self._sms = []  # (channel, StateMachine, EdgeClock)
         self._edge_prog = None
@@ -79,10 +81,16 @@ class Rp2Board(McuBoard):
 
     def poll_inputs(self, now):
         McuBoard.poll_inputs(self, now)
+        forward = ticks_diff(now, self._forwarded) >= FORWARD_MS
+        if forward:
+            self._forwarded = now
         for ch, sm, clock in self._sms:
-            now_us = time.ticks_us()
-            clock.forward(now_us)  # every pass: the reference stays within the us wrap
+            if forward:
+                # The reference must stay within the us tick's reach (2**29 us, 9 min): a
+                # look every few seconds does that (and `edge` moves it on itself).
+                clock.forward(time.ticks_us())
             while sm.rx_fifo():
+                now_us = time.ticks_us()
                 tick, down = clock.edge(sm.get(), time.ticks_ms(), now_us)
                 self.ring.put(ch, tick, down)
         if self._bootsel and ticks_diff(now, self._last_sample) >= self._sample_ms:
@@ -127,6 +135,10 @@ class Rp2Board(McuBoard):
         if ch == ARBITER and self._bootsel:
             return self._bootsel_level
         return McuBoard.level(self, ch)
+
+    def levels(self):
+        v = McuBoard.levels(self)
+        return v | self._bootsel_level << 2 if self._bootsel else v
 
     def _setup_battery(self, spec):
         # The Pico reads VSYS through a 1:3 divider on GPIO29 (ADC3). On a Pico W that pin

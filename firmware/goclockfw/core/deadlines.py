@@ -11,7 +11,7 @@ them apart. The result is kept in attributes, not returned as a tuple, so that
 planning allocates nothing.
 """
 
-from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, ING, UNTIMED
+from goclockfw.core.timecontrol import BYOYOMI, CANADIAN, DELAY, ING, UNTIMED
 
 CALL = 0
 MAIN_END = 1
@@ -49,7 +49,7 @@ class Planner:
         tc = self.tc
         kind = tc.kind
         self.offset = None
-        if kind == BYOYOMI and not s.in_main(tc):
+        if kind == BYOYOMI and s.main <= 0 and s.periods != 0:  # (not s.in_main, written out)
             end = s.settings.period_ms - s.period_used
             end_kind = PERIOD_END
             if s.table_left != s.periods:
@@ -78,7 +78,7 @@ class Planner:
                 losing = kind == CANADIAN or s.periods <= 1
             else:
                 end = s.main
-                if s.delay_free(tc):
+                if kind == DELAY and (tc.delay_mode == "simple" or end == 0):  # (delay_free)
                     end += s.delay_left
                 end_kind = MAIN_END
                 losing = kind != CANADIAN and not (
@@ -93,7 +93,10 @@ class Planner:
                         break
         # On one millisecond the calls come first, then the state change they announce.
         if self.offset is None or end < self.offset:
-            self.set(end, end_kind, None)
+            self.offset = end  # (set, written out)
+            self.kind = end_kind
+            self.value = None
+            self.index = 0
 
     def prepare(self, s):
         """Build ahead the byo-yomi call table the running side `s` needs next: its first

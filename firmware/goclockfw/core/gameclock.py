@@ -34,11 +34,12 @@ from goclockfw.core.adjust import ClockError as ClockError  # the core's API: ga
 from goclockfw.core.adjust import set_side_time
 from goclockfw.core.callplan import profile as _call_profile
 from goclockfw.core.deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Planner
-from goclockfw.core.sidetime import SideTime, add_capped
+from goclockfw.core.sidetime import SideTime
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.core.timecontrol import (
     BYOYOMI,
     CANADIAN,
+    COUNTER_CAP_MS,
     DELAY,
     FISCHER,
     HOURGLASS,
@@ -93,6 +94,7 @@ class GameClock:
         self._active = 0  # game time (pauses excluded) up to _seg_start
         self._fired = ALL_FIRED  # table index of the call made at offset _done
         self._next = Planner(tc, self.calls)
+        self.planned = 0  # how many times a deadline was planned (`prepare`'s callers' key)
 
     # ----- queries -------------------------------------------------------
 
@@ -240,12 +242,17 @@ class GameClock:
 
     def press(self, now, side):
         """`side` ends its move at `now`. Returns False (and sets `reason`) when ignored."""
-        self.advance(now)
-        if self.state == IDLE:
-            return self._refuse("the game has not started")
-        if self.state == ENDED:
-            return self._refuse("the game is over")
-        if self.state == PAUSED:
+        n = self._next
+        while self.state == RUNNING and n.offset is not None:  # advance(now), written out
+            if ticks_diff(now, self._seg_start) < n.offset:
+                break
+            self._fire(n.offset)
+        state = self.state
+        if state != RUNNING:
+            if state == IDLE:
+                return self._refuse("the game has not started")
+            if state == ENDED:
+                return self._refuse("the game is over")
             return self._refuse("the clocks are paused")
         if side != self.turn:
             return self._refuse("it is not this side's move")
@@ -259,7 +266,7 @@ class GameClock:
         # the period in use (the next move starts a fresh one).
         new_block = self._end_move(s, used)
         self.moves_made += 1  # the press reports its move's number
-        self._emit("press", side, now, used)
+        self.listener.on_clock("press", side, now, used)
         if new_block:
             self._emit("block", side, now, s.moves)
         self._start_move(1 - side, now)
@@ -272,7 +279,9 @@ class GameClock:
         s.move_used = 0
         s.delay_left = s.settings.delay_ms
         s.period_used = 0  # a move in byo-yomi starts a fresh period
-        self._start_segment(now)
+        self._seg_start = now  # (_start_segment, written out)
+        self._done = 0
+        self._fired = ALL_FIRED
         self._plan()
 
     def _end_move(self, s, used):
@@ -499,13 +508,15 @@ class GameClock:
             self.sides[self.turn].settle(self.tc, r)
             if self.tc.kind == HOURGLASS:
                 self.sides[1 - self.turn].main += r
-            self._active = add_capped(self._active, r)
+            a = self._active  # (add_capped, written out: this runs at every press)
+            self._active = a + r if r < COUNTER_CAP_MS - a else COUNTER_CAP_MS
             self._seg_start = ticks_add(self._seg_start, r)
         self._done = 0
         self._fired = ALL_FIRED
 
     def _plan(self):
         """Find the next deadline of the running side, strictly after `_done`."""
+        self.planned += 1  # (what was made ready for the planned deadline is stale now)
         if self.state != RUNNING:
             self._next.offset = None
             return

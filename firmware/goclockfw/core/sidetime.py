@@ -114,23 +114,33 @@ class SideTime:
     def settle(self, tc, r):
         """Move the values `r` ms forward: the same arithmetic as `view`, kept.
 
-        Not written as a call to `view`: its tuple would be allocated on every press.
-        """
-        if tc.kind == UNTIMED:
+        Not written as a call to `view`: its tuple would be allocated on every press. (And
+        `in_main`, `delay_free` and `add_capped` written out: a call costs a Cortex-M0+ more
+        than the lines, and this runs at every press.)"""
+        kind = tc.kind
+        if kind == UNTIMED:
             pass
-        elif self.in_main(tc):
-            if self.delay_free(tc):
+        elif (
+            self.main > 0 or self.periods == 0
+            if kind == BYOYOMI
+            else not self.in_block
+            if kind == CANADIAN or kind == ING
+            else True
+        ):
+            if kind == DELAY and (tc.delay_mode == "simple" or self.main == 0):
                 free = self.delay_left if r > self.delay_left else r
                 self.delay_left -= free
                 self.main -= r - free
             else:
                 self.main -= r
-        elif tc.kind == BYOYOMI:
+        elif kind == BYOYOMI:
             self.period_used += r
         else:
             self.block -= r
-        self.move_used = add_capped(self.move_used, r)
-        self.ran = add_capped(self.ran, r)
+        a = self.move_used
+        self.move_used = a + r if r < COUNTER_CAP_MS - a else COUNTER_CAP_MS
+        a = self.ran
+        self.ran = a + r if r < COUNTER_CAP_MS - a else COUNTER_CAP_MS
 
     def to_dict(self):
         return {name: getattr(self, name) for name in self._FIELDS}

@@ -48,7 +48,7 @@ cleared by a mark in its first part before its parts are struck out, which a boo
 finishes). The table of them is in docs/storage.md.
 """
 
-from goclockfw.bytesops import copy, int_to4
+from goclockfw.bytesops import int_to4
 from goclockfw.storage.chunks import _BLANK, HEADER_LEN, PAGE
 from goclockfw.storage.logline import LineBuilder, check_line, claimed
 
@@ -82,6 +82,7 @@ SNAPSHOT_MOVES = 100  # a snapshot of the clock every this many moves: replay st
 # (calls, notices, refusals) can be rebuilt by replay or lost when the flash is full.
 ESSENTIAL = ("game", "start", "press", "pause", "resume", "adjust", "ruling", "late")
 ESSENTIAL2 = ("arrive", "end", "snapshot", "cut", "timeout", "forfeit", "period", "block")
+_ESSENTIAL = {k: True for k in ESSENTIAL + ESSENTIAL2}  # (looked up, not searched)
 CUT = b'{"event":"cut"'
 _DOT = 46
 _NL = 10
@@ -186,7 +187,7 @@ class Journal:
         self._done_size = 0  # bytes served of them
         self._line_end = 0  # end of the last whole line in the part being written
         self._marks = 0  # marks written since the last record (a mark line is open)
-        self._lines = LineBuilder()
+        self.lines = LineBuilder()  # where each record is written (Records writes clock events)
         self._dot = b"."
         self._scans = {}  # game id -> GameScan of finished games
         self._seq = 0
@@ -440,7 +441,7 @@ class Journal:
         """Append one record; True once it is durable. Never raises."""
         if self.current is None:
             return False
-        lines = self._lines
+        lines = self.lines
         try:
             lines.event(kind, t, side, value, extra)
         except Exception as e:  # a value json cannot write: report, go on
@@ -455,19 +456,19 @@ class Journal:
         if self.current is None:
             return False
         try:
-            self._lines.clock_event(clock, kind, side, t, tick, value, extra)
+            self.lines.clock_event(clock, kind, side, t, tick, value, extra)
         except Exception as e:
             self.error = "game log record %s not written: %r" % (kind, e)
             self.failures += 1
             return False
         return self._event_in(kind, t)
 
-    def record_line(self, kind, t, src, n):
-        """Append the event `src[:n]`, written already (events.EventWriter: a clock event
-        the protocol sends too), as its record; True once it is durable."""
+    def append_event(self, kind, t):
+        """Append the event written already in `lines` (app/records.py writes a clock event
+        there, and sends it to a watching host before it is sealed) as its record; True
+        once it is durable."""
         if self.current is None:
             return False
-        self._lines.copy_of(src, n)
         return self._event_in(kind, t)
 
     def _event_in(self, kind, t):
@@ -477,25 +478,24 @@ class Journal:
         return self._append(kind)
 
     def _append(self, kind):
-        lines = self._lines
+        lines = self.lines
         lines.seal(self._crc)  # the new checksum in lines.sealed: chained once written
-        line = lines.buf
         n = lines.n
         lead = 1 if self._marks else 0  # close the open mark line first
-        essential = kind in ESSENTIAL or kind in ESSENTIAL2
-        if self.lean and not essential:
+        if self.lean and kind not in _ESSENTIAL:
             self.dropped += 1
             self.error = "flash full: %s records dropped" % kind
             return False
-        if DATA_AT + n > self.block_size:
-            # More than a part holds (not a record this firmware makes on 4 KB blocks):
-            # programmed on, it would run into the next block.
-            self.dropped += 1
-            self.failures += 1
-            self.error = "game log record %s not written: %d bytes, too long" % (kind, n)
-            return False
-        if self._off + lead + n > self.block_size:
-            if len(self.spares) <= RESERVE and not essential:
+        off = self._off
+        if off + lead + n > self.block_size:
+            if DATA_AT + n > self.block_size:
+                # More than a part holds (not a record this firmware makes on 4 KB blocks):
+                # programmed on, it would run into the next block.
+                self.dropped += 1
+                self.failures += 1
+                self.error = "game log record %s not written: %d bytes, too long" % (kind, n)
+                return False
+            if len(self.spares) <= RESERVE and kind not in _ESSENTIAL:
                 self.dropped += 1
                 self.error = "flash full: %s records dropped" % kind
                 return False
@@ -503,26 +503,27 @@ class Journal:
                 self.dropped += 1
                 return False
             lead = 0
+            off = self._off
         try:
             if lead:
                 # The newline that closes the marks, in two steps: bit 5 first, then the
                 # newline with the record in one program. A "." has every 1 bit a "\n" has,
                 # so a newline torn in one go could read as one mark more (1.5 s taken from
                 # the running side); with bit 5 gone first, nothing a cut leaves can.
-                self.pool.program(self._chunk, self._off, _NL_FIRST)
-                self.pool.program(self._chunk, self._off, line, n, _NL)
-                self._off += 1
+                self.pool.program(self._chunk, off, _NL_FIRST)
+                self.pool.program(self._chunk, off, lines.buf, n, _NL)
+                off += 1
             else:
-                self.pool.program(self._chunk, self._off, line, n)
+                self.pool.program(self._chunk, off, lines.buf, n)
         except OSError as e:
             # The part may hold part of the record now: go on in a fresh part.
             self.error = "game log write failed: %s" % e
             self.failures += 1
             self._off = self.block_size
             return False
-        self._off += n
-        self._line_end = self._off
-        copy(self._crc, 0, lines.sealed, 0, 4)
+        self._off = self._line_end = off + n
+        # The new checksum is the chain's now: the two 4-byte buffers change places.
+        self._crc, lines.sealed = lines.sealed, self._crc
         self.last_t = self._t
         self._records += 1
         self._marks = 0
@@ -573,7 +574,7 @@ class Journal:
         spares = len(self.spares)
         if running and not self.erase_running and spares > RESERVE:
             return False  # the board cannot time a press during an erase: not unless needed
-        if self.dirty or self._broken():
+        if self.dirty or -1 in self.pool.blocks:  # (a broken chunk: searched in C)
             return True
         if spares < target:
             # Tried with this many: wait for a change (or for the clock to start or stop:

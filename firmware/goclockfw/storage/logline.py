@@ -19,10 +19,9 @@ preallocated buffer, so a press or a call allocates nothing. See docs/storage.md
 import binascii
 import json
 
-from goclockfw.bytesops import copy, crc32, int_from4, int_to4
+from goclockfw.bytesops import int_from4, int_to4, seal
 from goclockfw.events import VALUE_FIELDS as VALUE_FIELDS  # re-exported for the host
 from goclockfw.events import EventWriter
-from goclockfw.jsontext import put_hex32
 
 _TAIL = b',"c":"'  # then 8 hex digits and '"}': 16 bytes in all
 SEAL_ROOM = 17  # what sealing adds to a line: the tail (16, over the closing brace) and "\n"
@@ -169,26 +168,9 @@ class LineBuilder(EventWriter):
     def seal(self, prev):
         """Turn the event in `buf[:n]` into a record line chained to `prev` (4 bytes, the
         checksum before it), newline included; its own checksum goes to `sealed`."""
-        n = self.n
-        if n + SEAL_ROOM > len(self.buf):
+        if self.n + SEAL_ROOM > len(self.buf):
             self._room(SEAL_ROOM)
-        buf = self.buf
-        out = self.sealed
-        crc32(buf, n, prev, out)  # of the text `{...}`, closing brace included
-        copy(buf, n - 1, _TAIL, 0, 6)  # over the closing brace
-        n = put_hex32(buf, n + 5, out)  # 8 lowercase hex digits, most significant first
-        buf[n] = 34  # '"'
-        buf[n + 1] = 125  # "}"
-        buf[n + 2] = 10
-        self.n = n + 3
-
-    def copy_of(self, src, n):
-        """Take the event `src[:n]` (written by another EventWriter) as this line."""
-        if n + SEAL_ROOM > len(self.buf):
-            self.n = 0
-            self._room(n + SEAL_ROOM)
-        copy(self.buf, 0, src, 0, n)
-        self.n = n
+        self.n = seal(self.buf, self.n, prev, self.sealed)
 
     def build(self, prev, kind, t, side=None, value=None, extra=None):
         """Make the line the record chained to `prev` (an int); return its checksum (an int).
