@@ -176,30 +176,22 @@ timed("press (command layer), per press", press_pair, per=2)
 timed("feed a press line, per press", feed_prepared, per=2)
 timed("session step", session_step)
 from goclockfw.app import wake  # noqa: E402
-from goclockfw.app.buttons import CHANNELS  # noqa: E402
 
 deb = s.deb
 inbuf = s.line.inbuf
 
 
 def channels():
-    t = board.ticks()
-    for ch in range(CHANNELS):
-        level = board.level(ch)
-        deb.observe(ch, level, t)
-        deb.settle(ch, level, t)
+    deb.look(board.levels(), board.ticks())
 
 
 timed("pass: poll_inputs", lambda: board.poll_inputs(board.ticks()))
 timed("pass: ring.drain", lambda: board.ring.drain(deb))
-timed("pass: 3 channels level/observe/settle", channels)
+timed("pass: the buttons' levels looked at", channels)
 timed("pass: line.receive (nothing)", lambda: s.line.receive(board, board.ticks()))
 timed("pass: read_serial (nothing)", lambda: board.read_serial(inbuf))
-timed("pass: s._buttons", lambda: s._buttons(board.ticks()))
-timed("pass: s._catch_up", lambda: s._catch_up(board.ticks()))
 timed("pass: gestures.poll", lambda: s.gestures.poll(board.ticks()))
-timed("pass: announcer.pump", lambda: s.announcer.pump(board.ticks()))
-timed("pass: s._periodic", lambda: s._periodic(board.ticks()))
+timed("pass: upkeep.due", lambda: s.upkeep.due(True, board.ticks()))
 timed("pass: loop._send (nothing)", loop._send)
 timed("pass: loop._show", lambda: loop._show(board.ticks()))
 timed("pass: wake.loop_ms", lambda: wake.loop_ms(loop, board.ticks()))

@@ -198,6 +198,11 @@ class Announcer:
 
         player.play(beep.pattern(phrase if beep_as is None else beep_as))
 
+    def pumped(self):
+        """Has `pump` anything to do: a buzzer stepping, calls queued, a clip's error?"""
+        p = self.player
+        return self._poll is not None or self._qlen or (p is not None and p.error is not None)
+
     def pump(self, now):
         """Let a buzzer step on, and start the next call of the same tick when one ends."""
         if self._poll is not None:

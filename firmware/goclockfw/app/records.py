@@ -13,7 +13,7 @@ but never started has no records); notices made before that wait for it.
 """
 
 from goclockfw.core import gameclock
-from goclockfw.core.ticks import ticks_diff
+from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
@@ -30,6 +30,7 @@ class Records:
         self.pending = []  # (notice, message) waiting for the log to start
         self.last_t = 0  # game time of the last record written
         self.marks = 0  # marks written since it
+        self.mark_at = 0  # the tick the next mark is due (while the game's clock runs)
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
 
@@ -44,6 +45,7 @@ class Records:
         self.game_t0 = t
         self.last_t = t
         self.marks = 0
+        self.mark_at = ticks_add(tick, MARK_MS)
 
     # ----- records -------------------------------------------------------------
 
@@ -89,6 +91,7 @@ class Records:
             if written:
                 self.last_t = t
                 self.marks = 0
+                self.mark_at = ticks_add(tick, MARK_MS)
             else:
                 self.problem(j.error)
         h = self.hall
@@ -104,6 +107,7 @@ class Records:
         if ok:
             self.last_t = t
             self.marks = 0
+            self.mark_at = ticks_add(tick, MARK_MS)
         return ok
 
     def notice(self, notice, message, tick):
@@ -128,11 +132,11 @@ class Records:
     # ----- progress marks ------------------------------------------------------
 
     def mark_due_ms(self, clock, now):
-        """Ms until the next mark is due (0: now), or -1 when no clock runs."""
+        """Ms until the next mark is due (0: now), or -1 when no clock runs. (The tick it is
+        due, `mark_at`, is kept as records and marks are written: a pass only compares.)"""
         if not self.started or clock.state != gameclock.RUNNING:
             return -1
-        due = self.last_t + MARK_MS * (self.marks + 1)
-        d = due - self.t(now)
+        d = ticks_diff(self.mark_at, now)
         return d if d > 0 else 0
 
     def mark(self):
@@ -140,3 +144,4 @@ class Records:
         tried again a mark later, not in a spin."""
         self.journal.mark()
         self.marks += 1
+        self.mark_at = ticks_add(self.mark_at, MARK_MS)

@@ -302,12 +302,55 @@ class Session:
     # ----- one pass -------------------------------------------------------------------
 
     def step(self, now):
-        if self.deb.queued:
+        """One pass: confirmed buttons, the clock up to now, the arbiter key's timing, the
+        voice, the log's marks and upkeep, a watching host's status, the network. Each part
+        is asked only when it may have something to do: most passes do nothing, and on an
+        RP2040 every call costs more than the comparison that spares it."""
+        deb = self.deb
+        if deb.queued:
             self._buttons(now)
-        self._catch_up(now)
+        # The clock runs up to now, but never past an edge still waiting for confirmation:
+        # a press made just before a deadline is charged before it.
+        limit = deb.hold(now) if deb.waiting else now
+        if ticks_diff(limit, self.now) > 0:
+            self.now = limit
+        c = self.clock
+        running = c.state == RUNNING
+        if running and c.deadline is not None and ticks_diff(self.now, c.deadline) >= 0:
+            c.advance(self.now)
+            running = c.state == RUNNING
         self.gestures.poll(now)
-        self.announcer.pump(now)
-        self._periodic(now)
+        a = self.announcer
+        if a.pumped():
+            a.pump(now)
+        r = self.records
+        if running and r.started and ticks_diff(self.now, r.mark_at) >= 0:
+            r.mark()
+        if a.fault is not None and not a.busy():
+            # A bad clip: logged once, when nothing plays (its beep has ended), not at the
+            # very moment of a call.
+            self.notice("voice", a.fault, now, speak=False)
+            a.fault = None
+        up = self.upkeep
+        if up.due(running, now):
+            up.run(running, now)
+        elif (
+            running
+            and not self.changed
+            and (c.planned != self._prepared_plan or a.said != self._prepared_said)
+        ):
+            # A pass where nothing happened: the next period's call table built and the next
+            # call's clip made ready, so that their deadlines only take them (both at once
+            # when they already are: clock.prepare, announcer.prepare). Once per deadline
+            # planned and clip played: asked again only when either changed.
+            if not c.prepare() and a.prepare(c.next_phrase()):
+                self._prepared_plan = c.planned
+                self._prepared_said = a.said
+        if self.protocol.watching and (
+            self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
+        ):
+            self.status_at = now
+            self.protocol.status_event()
         h = self.hall
         if h is not None:
             h.step(now)  # last: what this pass changed goes out in it
@@ -341,39 +384,6 @@ class Session:
                     g.on_arbiter_up(now)
             elif kind == PRESS:
                 g.on_press(self._side_of[ch], tick, now)
-
-    def _periodic(self, now):
-        clock = self.clock
-        running = clock.state == RUNNING
-        r = self.records
-        if running and r.started and r.mark_due_ms(clock, self.now) == 0:
-            r.mark()
-        a = self.announcer
-        if a.fault is not None and not a.busy():
-            # A bad clip: logged once, when nothing plays (its beep has ended), not at the
-            # very moment of a call.
-            self.notice("voice", a.fault, now, speak=False)
-            a.fault = None
-        up = self.upkeep
-        if up.due(running, now):
-            up.run(running, now)
-        elif (
-            running
-            and not self.changed
-            and (clock.planned != self._prepared_plan or a.said != self._prepared_said)
-        ):
-            # A pass where nothing happened: the next period's call table built and the next
-            # call's clip made ready, so that their deadlines only take them (both at once
-            # when they already are: clock.prepare, announcer.prepare). Once per deadline
-            # planned and clip played: asked again only when either changed.
-            if not clock.prepare() and a.prepare(clock.next_phrase()):
-                self._prepared_plan = clock.planned
-                self._prepared_said = a.said
-        if self.protocol.watching and (
-            self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
-        ):
-            self.status_at = now
-            self.protocol.status_event()
 
     # ----- what the board shows -------------------------------------------------------
 

@@ -14,9 +14,10 @@ block it may erase, plus QUIET_SLACK_MS).
 """
 
 from goclockfw.core import gameclock
-from goclockfw.core.ticks import ticks_diff
+from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.storage.journal import SNAPSHOT_MOVES
 
+CHECK_MS = 100  # how often a pass asks whether work is due, while none was (`due`)
 MAX_WAIT_MS = 1000  # free_ms's answer when nothing is due sooner (app/wake.py's ceiling too)
 ERASE_WORST_MS = 400
 QUIET_SLACK_MS = 200
@@ -30,6 +31,7 @@ class Upkeep:
         self.s = session
         self._snap = self.snapshot  # bound once: the journal's work calls it back
         self._fs_free = session.fs.free
+        self.check_at = 0  # the tick from which `due` looks again
 
     def free_ms(self, now):
         """Ms until the next thing that must happen on time: a deadline, a call, a mark."""
@@ -45,14 +47,19 @@ class Upkeep:
         return ms if ms > 0 else 0
 
     def due(self, running, now):
-        """A snapshot or journal work to do, and the quiet its worst case needs (checked only
-        when there is work: every pass asks)."""
+        """A snapshot or journal work to do, and the quiet its worst case needs. Every pass
+        asks: after an answer of no (nothing to do, or not quiet now) the question is asked
+        again CHECK_MS later, and at once after a step of work (one erase a pass)."""
+        if ticks_diff(now, self.check_at) < 0:
+            return False
         s = self.s
         j = s.journal
         if (
             running and s.records.started and j.moves_since_snapshot >= SNAPSHOT_MOVES
-        ) or j.wants_work(running):  # (the snapshot's test inline: every pass asks)
-            return self.quiet(now, j.step_erases())
+        ) or j.wants_work(running):
+            if self.quiet(now, j.step_erases()):
+                return True
+        self.check_at = ticks_add(now, CHECK_MS)
         return False
 
     def _snapshot_due(self, running):
@@ -74,6 +81,7 @@ class Upkeep:
 
     def run(self, running, now):
         """One step: the snapshot when one is due, else one step of the journal's work."""
+        self.check_at = now  # more may be due: the next pass asks
         s = self.s
         j = s.journal
         if self._snapshot_due(running):

@@ -44,14 +44,16 @@ def session_ms(s, now):
     state = clock.state
     running = state == RUNNING
     if running:
-        nd = clock.next_deadline()
+        nd = clock.deadline
         if nd is not None and s.now == now:  # held back by an edge: the debounce wakes us
             d = ticks_diff(nd, now)
             if d < ms:
                 ms = d
-        d = s.records.mark_due_ms(clock, now)
-        if 0 <= d < ms:
-            ms = d
+        r = s.records
+        if r.started:
+            d = ticks_diff(r.mark_at, now)  # the next progress mark
+            if d < ms:
+                ms = d
     if s.deb.waiting:
         d = s.deb.next_due(now)
         if 0 <= d < ms:

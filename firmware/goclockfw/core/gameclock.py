@@ -95,11 +95,14 @@ class GameClock:
         self._fired = ALL_FIRED  # table index of the call made at offset _done
         self._next = Planner(tc, self.calls)
         self.planned = 0  # how many times a deadline was planned (`prepare`'s callers' key)
+        self.deadline = None  # the tick of the deadline planned, while the clock runs
 
     # ----- queries -------------------------------------------------------
 
     def next_deadline(self):
-        """The tick of the next deadline, or None when no clock runs."""
+        """The tick of the next deadline, or None when no clock runs. (The same as
+        `deadline` while the clock runs: that one is kept as deadlines are planned, so a
+        pass only compares.)"""
         if self.state != RUNNING or self._next.offset is None:
             return None
         return ticks_add(self._seg_start, self._next.offset)
@@ -517,12 +520,15 @@ class GameClock:
     def _plan(self):
         """Find the next deadline of the running side, strictly after `_done`."""
         self.planned += 1  # (what was made ready for the planned deadline is stale now)
+        n = self._next
         if self.state != RUNNING:
-            self._next.offset = None
+            n.offset = None
+            self.deadline = None
             return
-        self._next.plan(self.sides[self.turn], self._done, self._fired)
+        n.plan(self.sides[self.turn], self._done, self._fired)
         if self.sides[BLACK].absent or self.sides[WHITE].absent:
-            self._next.plan_late(self.tc.late_limit_ms - self._active)
+            n.plan_late(self.tc.late_limit_ms - self._active)
+        self.deadline = None if n.offset is None else ticks_add(self._seg_start, n.offset)
 
     # ----- checkpoints ---------------------------------------------------
 
