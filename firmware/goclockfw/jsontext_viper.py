@@ -8,12 +8,13 @@ function, and jsontext.py then keeps its plain versions, which give the same res
 import micropython
 
 
-# The decorator must be spelled out: MicroPython's compiler recognises it by name.
+# The decorator must be spelled out: MicroPython's compiler recognises it by name. The
+# arguments the loops run on come first, typed and reused: the armv6m emitter keeps only a
+# function's first three locals in registers (bytesops_viper.py says more).
 @micropython.viper
-def put_int(buf, at: int, v: int) -> int:
-    b = ptr8(buf)  # noqa: F821 (a viper builtin)
+def put_int(buf: ptr8, at: int, v: int) -> int:  # noqa: F821 (viper types)
     if v < 0:
-        b[at] = 45  # "-"
+        buf[at] = 45  # "-"
         at += 1
         v = 0 - v
     k = 1
@@ -22,53 +23,50 @@ def put_int(buf, at: int, v: int) -> int:
         w = w // 10
         k += 1
     end = at + k
-    i = end - 1
-    while i >= at:
-        b[i] = 48 + v % 10
+    at = end - 1
+    while True:  # the digits, from the last (// and %: the RP2040's divider does them)
+        buf[at] = 48 + v % 10
         v = v // 10
-        i -= 1
-    return end
+        if v == 0:
+            return end
+        at -= 1
 
 
 @micropython.viper
-def put_hex32(buf, at: int, src) -> int:
+def put_hex32(buf: ptr8, at: int, src: ptr8) -> int:  # noqa: F821
     # 8 lowercase hex digits of the 4 bytes src[0:4] read as a little-endian value.
-    b = ptr8(buf)  # noqa: F821
-    s = ptr8(src)  # noqa: F821
     k = 3
     while k >= 0:
-        c = s[k]
+        c = src[k]
         h = c >> 4
-        b[at] = h + 48 if h < 10 else h + 87
+        buf[at] = h + 48 if h < 10 else h + 87
         h = c & 15
-        b[at + 1] = h + 48 if h < 10 else h + 87
+        buf[at + 1] = h + 48 if h < 10 else h + 87
         at += 2
         k -= 1
     return at
 
 
 @micropython.viper
-def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
+def render(buf: ptr8, at: int, tpl: ptr8, tn: int, ints, strs) -> int:  # noqa: F821
     # tpl[0:tn] copied to buf at `at`, each marker byte replaced: 1 the next item of
     # `ints` (a list of small ints: read as objects, so a negative one stays negative on
     # a 64-bit port too) in decimal, 2 the next one as true/false, 3 the next item of
     # `strs` (bytes) as it is. JSON text never holds those bytes raw.
-    b = ptr8(buf)  # noqa: F821
-    t = ptr8(tpl)  # noqa: F821
+    tn = int(uint(tpl)) + tn  # the template's end: the loop moves `tpl` on  # noqa: F821
     k = 0
     s = 0
-    i = 0
-    while i < tn:
-        c = t[i]
-        i += 1
+    while int(uint(tpl)) < tn:  # noqa: F821
+        c = tpl[0]
+        tpl = ptr8(uint(tpl) + 1)  # noqa: F821
         if c > 3:
-            b[at] = c
+            buf[at] = c
             at += 1
         elif c == 1:
             n = int(ints[k])
             k += 1
             if n < 0:
-                b[at] = 45
+                buf[at] = 45
                 at += 1
                 n = 0 - n
             d = 1
@@ -76,26 +74,27 @@ def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
             while w >= 10:
                 w = w // 10
                 d += 1
-            j = at + d - 1
             at += d
-            while d > 0:
-                b[j] = 48 + n % 10
+            j = at - 1
+            while True:
+                buf[j] = 48 + n % 10
                 n = n // 10
+                if n == 0:
+                    break
                 j -= 1
-                d -= 1
         elif c == 2:
             if ints[k]:
-                b[at] = 116  # true
-                b[at + 1] = 114
-                b[at + 2] = 117
-                b[at + 3] = 101
+                buf[at] = 116  # true
+                buf[at + 1] = 114
+                buf[at + 2] = 117
+                buf[at + 3] = 101
                 at += 4
             else:
-                b[at] = 102  # false
-                b[at + 1] = 97
-                b[at + 2] = 108
-                b[at + 3] = 115
-                b[at + 4] = 101
+                buf[at] = 102  # false
+                buf[at + 1] = 97
+                buf[at + 2] = 108
+                buf[at + 3] = 115
+                buf[at + 4] = 101
                 at += 5
             k += 1
         else:
@@ -105,7 +104,7 @@ def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
             m = int(len(o))
             j = 0
             while j < m:
-                b[at + j] = p[j]
+                buf[at + j] = p[j]
                 j += 1
             at += m
     return at
@@ -116,24 +115,23 @@ def render(buf, at: int, tpl, tn: int, ints, strs) -> int:
 
 
 @micropython.viper
-def _ws(data, i: int, n: int) -> int:
-    d = ptr8(data)  # noqa: F821
-    while i < n and (d[i] == 32 or d[i] == 9 or d[i] == 10 or d[i] == 13):
+def _ws(data: ptr8, i: int, n: int) -> int:  # noqa: F821
+    while i < n and (data[i] == 32 or data[i] == 9 or data[i] == 10 or data[i] == 13):
         i += 1
     return i
 
 
 @micropython.viper
-def _string(data, i: int, n: int, out, at: int, names) -> int:
+def _string(data: ptr8, i: int, n: int, out, at: int, names) -> int:  # noqa: F821
     # The plain ASCII string whose opening quote is at i (no escape, no control character,
     # no UTF-8): its start, end and index in `names` (-1: not one of them) into
     # out[at:at + 3]; the index after its closing quote, or -1.
-    d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
     i += 1
     start = i
-    while i < n and d[i] != 34:
-        if d[i] < 32 or d[i] > 127 or d[i] == 92:
+    while i < n and data[i] != 34:
+        c = data[i]
+        if c < 32 or c > 127 or c == 92:
             return -1
         i += 1
     if i >= n:
@@ -151,7 +149,7 @@ def _string(data, i: int, n: int, out, at: int, names) -> int:
         k = b[p]
         if k == m:
             j = 0
-            while j < m and b[p + 1 + j] == d[start + j]:
+            while j < m and b[p + 1 + j] == data[start + j]:
                 j += 1
             if j == m:
                 found = idx
@@ -163,30 +161,31 @@ def _string(data, i: int, n: int, out, at: int, names) -> int:
 
 
 @micropython.viper
-def _number(data, i: int, n: int, out, at: int) -> int:
+def _number(data: ptr8, i: int, n: int, out, at: int) -> int:  # noqa: F821
     # An integer of at most 9 digits at i into out[at:at + 2] (kind, value); the index
     # after it, or -1 (a fraction, an exponent, a leading zero, a longer number:
     # strictjson's).
-    d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
     neg = 0
-    if d[i] == 45:
+    if data[i] == 45:
         neg = 1
         i += 1
-    if i >= n or d[i] < 48 or d[i] > 57:
+    if i >= n or data[i] < 48 or data[i] > 57:
         return -1
     v = 0
     k = 0
-    if d[i] == 48:
+    if data[i] == 48:
         i += 1
     else:
-        while i < n and d[i] >= 48 and d[i] <= 57:
-            v = v * 10 + d[i] - 48
+        while i < n and data[i] >= 48 and data[i] <= 57:
+            v = v * 10 + data[i] - 48
             i += 1
             k += 1
             if k > 9:
                 return -1
-    if i < n and (d[i] == 46 or d[i] == 101 or d[i] == 69 or (d[i] >= 48 and d[i] <= 57)):
+    if i < n and (
+        data[i] == 46 or data[i] == 101 or data[i] == 69 or (data[i] >= 48 and data[i] <= 57)
+    ):
         return -1
     o[at] = 2
     o[at + 1] = 0 - v if neg else v
@@ -194,19 +193,18 @@ def _number(data, i: int, n: int, out, at: int) -> int:
 
 
 @micropython.viper
-def _literal(data, i: int, n: int, out, at: int) -> int:
+def _literal(data: ptr8, i: int, n: int, out, at: int) -> int:  # noqa: F821
     # true, false or null at i into out[at] (its kind); the index after it, or -1.
-    d = ptr8(data)  # noqa: F821
     o = ptr32(out)  # noqa: F821
-    c = d[i]
-    if c == 116 and i + 4 <= n and d[i + 1] == 114 and d[i + 2] == 117 and d[i + 3] == 101:
+    c = data[i]
+    if c == 116 and i + 4 <= n and data[i + 1] == 114 and data[i + 2] == 117 and data[i + 3] == 101:
         o[at] = 3
         return i + 4
-    if c == 102 and i + 5 <= n and d[i + 1] == 97 and d[i + 2] == 108:
-        if d[i + 3] == 115 and d[i + 4] == 101:
+    if c == 102 and i + 5 <= n and data[i + 1] == 97 and data[i + 2] == 108:
+        if data[i + 3] == 115 and data[i + 4] == 101:
             o[at] = 4
             return i + 5
-    if c == 110 and i + 4 <= n and d[i + 1] == 117 and d[i + 2] == 108 and d[i + 3] == 108:
+    if c == 110 and i + 4 <= n and data[i + 1] == 117 and data[i + 2] == 108 and data[i + 3] == 108:
         o[at] = 5
         return i + 4
     return -1

@@ -198,6 +198,15 @@ timed("pass: wake.loop_ms", lambda: wake.loop_ms(loop, board.ticks()))
 timed("pass: board.ticks", board.ticks)
 board.wait = lambda ms: None
 timed("loop pass (no sleep)", quiet_pass)
+reply35 = b'{"accepted":true,"id":7,"ok":true}'
+
+
+def send_reply():
+    out.put(reply35)
+    loop._send()
+
+
+timed("a reply sent (out.put, loop._send)", send_reply, drain)
 timed("writeblocks 256 B", lambda: j.pool.bdev.writeblocks(j.pool.blocks[j._chunk], j.pool._page, 3840))
 
 # read_serial with a request line waiting: the host sends it when asked (`{"send": k}`).
