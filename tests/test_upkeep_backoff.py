@@ -80,6 +80,24 @@ def test_a_game_down_to_its_last_chunks_is_still_helped_at_the_longest_back_off(
     assert all(BACKOFF_MAX_MS <= gap < BACKOFF_MAX_MS + 2 * PASS_MS for gap in gaps[1:]), gaps
 
 
+def test_a_back_off_passed_days_ago_does_not_come_back_when_the_ticks_wrap():
+    """Given up (the game had its chunks), then days with nothing to try: the next need is
+    tried at once, though the tick difference from the old retry time reads negative then
+    (ticks wrap at 2**30 ms; a difference is valid for half of that, about 6.2 days)."""
+    s = prepared_in_part()
+    tried = failing(s)
+    run(s, 0, 70000)  # the last back-off (32 s after the failure at 31 s) passes meanwhile
+    assert len(tried) == GIVE_UP
+    t = 70000
+    for _ in range(6):  # a pass a day (the loop's every second changes nothing here)
+        t += 100000000
+        run(s, t, PASS_MS)
+    assert t - (31000 + 32000) > 1 << 29  # ticks_diff(t, the old retry time) < 0 now
+    del s.journal.spares[1:]  # the day's game used its chunks: one is needed now
+    run(s, t + PASS_MS, PASS_MS)
+    assert len(tried) == GIVE_UP + 1 and tried[-1] == t + PASS_MS, tried
+
+
 def test_the_next_game_set_up_tries_again_and_a_success_ends_the_back_off():
     s = prepared_in_part()
     tried = failing(s)

@@ -43,7 +43,8 @@ class Upkeep:
         self._snap = self.snapshot  # bound once: the journal's work calls it back
         self._fs_free = session.fs.free
         self.failures = 0  # steps failed in a row (an exception raised through)
-        self._retry_at = 0  # while failures: the tick before which no step is tried
+        self._waiting = False  # a failed step's back-off has not passed yet
+        self._retry_at = 0  # ... until this tick
 
     def free_ms(self, now):
         """Ms until the next thing that must happen on time: a deadline, a call, a mark."""
@@ -61,16 +62,20 @@ class Upkeep:
     def due(self, running, now):
         """A snapshot or journal work to do, and the quiet its worst case needs (checked only
         when there is work: every pass asks)."""
+        if self._waiting and ticks_diff(now, self._retry_at) >= 0:
+            # Seen passed here, in the pass it passes (every pass asks): a tick difference
+            # taken days later, with nothing wanted meanwhile, could read as negative again.
+            self._waiting = False
         j = self.s.journal
         if self._snapshot_due(running) or j.wants_work(running):
-            if self.failures and not self._may_retry(now):
+            if self.failures and not self._may_retry():
                 return False
             return self.quiet(now, j.step_erases())
         return False
 
-    def _may_retry(self, now):
+    def _may_retry(self):
         """After a failed step: has its back-off passed, and is the work still worth trying?"""
-        if ticks_diff(now, self._retry_at) < 0:
+        if self._waiting:
             return False
         return self.failures < GIVE_UP or len(self.s.journal.spares) < SPARES_RUNNING
 
@@ -135,6 +140,7 @@ class Upkeep:
         n = self.failures
         wait = BACKOFF_MS << n if n < DOUBLINGS else BACKOFF_MAX_MS
         self._retry_at = ticks_add(self.s.now, wait)
+        self._waiting = True
         self.failures = n + 1 if n < GIVE_UP else GIVE_UP
 
     def snapshot(self):
