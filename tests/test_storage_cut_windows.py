@@ -18,7 +18,7 @@ The broad campaign (every operation of long mixed workloads) is tests/test_power
 import pytest
 
 from goclockfw.storage.chunks import ChunkPool
-from goclockfw.storage.journal import CLAIM_AT, DATA_AT, Journal
+from goclockfw.storage.journal import CLAIM_AT, DATA_AT, SPARES_RUNNING, Journal
 from goclockfw.storage.logline import verify_bytes
 from support.cutflash import TEARS, CutFlash
 from support.flashfs import BLOCK, flash_fs
@@ -75,8 +75,10 @@ def removal(j, how, long):
     j.headroom = 1 << 30  # no room for a new chunk: the oldest finished game goes
 
     def drop():
-        while len(j.spares) >= SETUP:
-            j.spares.pop()  # a game used them
+        # The game being played (paused: not running) used its spares up to the last but
+        # one, below SPARES_RUNNING: it needs a chunk, and there is no room for a new one.
+        while len(j.spares) >= SPARES_RUNNING:
+            j.spares.pop()
         return j.work(False, j.pool.fs.free)
 
     return drop

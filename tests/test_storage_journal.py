@@ -196,6 +196,40 @@ def test_records_marks_and_claims_never_erase_only_work_does():
     assert _count_ops(j, lambda: ready(j, SPARES_RUNNING, running=True)) >= 1
 
 
+def test_a_game_in_progress_wants_the_running_target_paused_too():
+    """SPARES_SETUP chunks are wanted before a game starts, SPARES_RUNNING from its first
+    record until it is closed. A game started before its chunks were all made (the players
+    pressed right after the reset) makes no more of them while stopped: each is a file
+    created through littlefs, which allocates, and a paused clock's passes allocate
+    nothing. It gets one once it is down to SPARES_RUNNING, paused or not; a chunk to
+    recycle is erased in a pause (an erase, no file made)."""
+    j = journal(blocks=64)
+    ready(j, SPARES_RUNNING + 2)
+    gid = j.begin()  # set up: claims one of them
+    assert len(j.spares) == SPARES_RUNNING + 1
+    assert j.wants_work(False)  # set up, not started: the setup target stands
+    assert j.record("game", 0, None, None, (("game", gid), ("time_control", TC)))
+    assert not j.wants_work(False) and not j.wants_work(True)  # paused, running
+    chunks = len(j.pool)
+    used = j.spares.pop()  # the game used a spare: still SPARES_RUNNING left
+    assert not j.wants_work(False)
+    j.spares.pop()  # ... and one more: below SPARES_RUNNING
+    assert j.wants_work(False)
+    ready(j, SPARES_RUNNING)
+    assert len(j.spares) == SPARES_RUNNING and len(j.pool) == chunks + 1  # one made
+    assert not j.wants_work(False)
+    j._strike(used)  # a chunk to recycle (as a cleared game's part is)
+    assert j.wants_work(False)
+    j.work(False, j.pool.fs.free)
+    assert used in j.spares and not j.dirty and len(j.pool) == chunks + 1  # erased, not made
+    assert not j.wants_work(False)
+    j.end(1000, "reset")
+    j.begin()  # the next game set up: its chunks are made before it starts
+    assert j.wants_work(False)
+    ready(j)
+    assert len(j.spares) == SETUP
+
+
 @pytest.mark.parametrize("seed", range(1, 41))
 def test_a_record_torn_at_any_point_is_never_served_and_the_game_goes_on(seed):
     """Power cut during the program of a record (a random prefix of it reached the flash)."""

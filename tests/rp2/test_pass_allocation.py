@@ -8,8 +8,31 @@ every loop pass runs under `micropython.heap_lock()` (the probe's `lock_ms`): an
 allocation raises MemoryError, counted. A heap lock cannot see a call frame MicroPython
 takes from the heap only when it can (it falls back to the C stack), so another window
 reads `gc.mem_alloc()` before and after (`alloc_ms`): not one byte may have been taken.
-Both while the clock runs (presses made, progress marks written to the flash), paused,
-and with no game.
+Every pass of each window is counted; none is left out. (The emulated Pico is on USB
+power, VSYS 4.8 V on its ADC: with the 0 V rp2040py reads otherwise, the clock warns of a
+low battery about 30 s in, and that notice, its clip opened and its record written,
+allocated 2.9 KB in whichever window it fell.)
+
+The clock, in order (one Pico, one flash):
+
+- running: the game is started right after its reset, as players may, before the quiet
+  time after the reset has made all the erased chunks a game is given (the probe's
+  `journal` says so): presses made, progress marks written to the flash;
+- paused: a game in progress keeps the running game's target of erased chunks, so the
+  ones its start cut short are not made in the pause (storage/journal.py `_target`);
+  before, the pause went on making them, and under the lock the step failed in 42 of
+  68 passes);
+- a reset: what does allocate. The next game's chunks are prepared at quiet moments, and
+  each step of that allocates (`fs.free()` is os.statvfs, a new tuple; a chunk is a file
+  created through littlefs, whose file objects MicroPython allocates; a finished game
+  dropped for room, its notice; a chunk erased for reuse, its header). Unlocked, the
+  preparation is measured whole: what it allocated, its erases and programs, printed; it
+  ends within the window, once per reset, each step at a quiet moment. Then a game is
+  started and reset again, and its preparation runs under the lock: a step fails, and the
+  upkeep backs off (1 s, 2 s, ...: app/upkeep.py) instead of failing again every pass
+  (34 of 91 passes before);
+- idle: once the preparation is over (the probe's `journal.wants_work` false), no pass
+  allocates.
 """
 
 import pytest
@@ -20,44 +43,42 @@ pytestmark = pytest.mark.timeout(900)
 # Long enough that nothing is due but the progress marks: a pass of an ordinary game.
 TC = {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}
 WINDOW_MS = 3000
-# A known miss (issue 20): a paused or idle clock's quiet-time flash upkeep allocates inside
-# littlefs and is tried again every pass under the lock (tools/rp2/README.md).
-UPKEEP_ALLOCATES = pytest.mark.xfail(
-    strict=False, reason="the quiet-time upkeep allocates in littlefs (tools/rp2/README.md)"
-)
+SPARES_RUNNING = 2  # storage/journal.py: the erased chunks a game in progress keeps
 
 
 @pytest.fixture(scope="module")
 def pico(plain_image, tmp_path_factory):
     pico, s = boot(plain_image, layout.firmware_files(), tmp_path_factory.mktemp("alloc"))
     s.wait_ready(timeout=60)
+    # The emulated supply (tools/rp2/emu.py VSYS_MV): no low-battery notice falls in a window.
+    assert 4500 < s.request("info")["battery_mv"] < 5100
     s.request("config.set", config={"time_control": TC})
     s.request("reset")
-    # A fresh flash prepares its log's chunks first (quiet-time erases): not a pass of a game.
-    for _ in range(30):
-        f0 = pico.flash.snapshot()["erases"]
-        s.run_for(1.0)
-        if pico.flash.snapshot()["erases"] == f0:
-            break
     return pico, s
+
+
+def journal(s):
+    """The quiet-time storage work's state (the probe's `journal`)."""
+    return s.request("probe")["journal"]
 
 
 def window(s, mode):
     """One window of passes (`lock` or `alloc`), nothing sent meanwhile: its figures."""
     s.request("probe", **{mode + "_ms": WINDOW_MS})
     s.run_for(WINDOW_MS / 1000 + 2.2)  # it starts and ends with a pass: each within 1 s
-    w = s.request("probe")["window"]
+    r = s.request("probe")
+    w = r["window"]
     assert w["mode"] == mode and w["ms"] >= WINDOW_MS, w
-    return w
+    return w, r["lock_trace"]
 
 
 def check_state(pico, label):
-    """Both windows; the page programs (progress marks) made in the locked one."""
+    """Both windows; the page programs and erases made in the locked one."""
     p, s = pico
-    f0 = p.flash.snapshot()["programs"]
-    locked = window(s, "lock")
-    programs = p.flash.snapshot()["programs"] - f0
-    alloc = window(s, "alloc")
+    f0 = p.flash.snapshot()
+    locked, trace = window(s, "lock")
+    f1 = p.flash.snapshot()
+    alloc, _ = window(s, "alloc")
     figure(
         "loop passes, %s: under heap_lock, MemoryErrors" % label,
         "%d of %d passes" % (locked["errors"], locked["passes"]),
@@ -67,38 +88,101 @@ def check_state(pico, label):
         "%d B over %d passes" % (alloc["alloc"], alloc["passes"]),
     )
     assert locked["passes"] >= 3 and alloc["passes"] >= 3, (locked, alloc)
-    assert locked["errors"] == 0, locked
+    assert locked["errors"] == 0, (locked, trace)
     assert alloc["alloc"] == 0, alloc
-    return programs
+    return f1["programs"] - f0["programs"], f1["erases"] - f0["erases"]
 
 
 def test_a_pass_of_a_running_clock_allocates_nothing(pico):
     p, s = pico
+    j = journal(s)
+    figure(
+        "erased chunks when the game starts",
+        "%d (more wanted: %s)" % (j["spares"], j["wants_work"]),
+    )
+    # Started before the reset's quiet time made every chunk it wants, but with the ones a
+    # running game keeps: nothing for the upkeep to do while it runs.
+    assert j["wants_work"] and j["spares"] >= SPARES_RUNNING, j
     assert s.request("press", side="white")["accepted"] is True  # Black's clock runs
     assert s.request("press", side="black")["accepted"] is True
     s.run_for(1.0)
-    programs = check_state(pico, "clock running")
+    programs, _ = check_state(pico, "clock running")
     assert programs > 0  # progress marks were written under the lock
     assert s.request("status")["state"] == "running"
     assert not s.noise, s.noise
 
 
-@UPKEEP_ALLOCATES
 def test_a_pass_of_a_paused_clock_allocates_nothing(pico):
     p, s = pico
     assert s.request("pause")["state"] == "paused"
     s.run_for(0.5)
-    check_state(pico, "paused")
+    before = journal(s)
+    _, erases = check_state(pico, "paused")
+    after = journal(s)
+    # The chunks the game's start cut short are not made in its pause: nothing to do.
+    assert not before["wants_work"] and before["spares"] >= SPARES_RUNNING, before
+    assert (after["spares"], after["chunks"]) == (before["spares"], before["chunks"]), after
+    assert erases == 0
+    assert not s.noise, s.noise
 
 
-@UPKEEP_ALLOCATES
+def test_a_resets_chunk_preparation_is_done_once_at_quiet_moments(pico):
+    """What does allocate: the next game's chunks, prepared after a reset."""
+    p, s = pico
+    s.request("reset")  # the paused game ends; the next one is set up
+    s.run_for(0.3)  # the reset's clip opened (the preparation waits for its end)
+    j = journal(s)
+    assert j["wants_work"], j  # its chunks are to be prepared
+    f0 = p.flash.snapshot()
+    alloc, _ = window(s, "alloc")  # unlocked: the preparation, from its first step
+    f1 = p.flash.snapshot()
+    j = journal(s)
+    games = s.request("logs.list")["logs"]
+    figure(
+        "a reset's chunk preparation: gc.mem_alloc growth",
+        "%d B over %d passes (%d erases, %d page programs; %d chunks ready, %d games kept)"
+        % (
+            alloc["alloc"],
+            alloc["passes"],
+            f1["erases"] - f0["erases"],
+            f1["programs"] - f0["programs"],
+            j["spares"],
+            len(games),
+        ),
+    )
+    assert f1["erases"] > f0["erases"]  # it was done in the window,
+    assert not j["wants_work"], j  # and it is over: nothing more until the next game
+    assert not s.noise, s.noise
+
+
+def test_a_preparation_step_that_cannot_allocate_backs_off(pico):
+    p, s = pico
+    assert s.request("press", side="white")["accepted"] is True  # the next game starts
+    assert s.request("pause")["state"] == "paused"
+    s.request("reset")  # and ends: its chunks are made ready again
+    assert journal(s)["wants_work"]
+    locked, trace = window(s, "lock")
+    figure(
+        "a reset's chunk preparation under heap_lock, MemoryErrors",
+        "%d of %d passes" % (locked["errors"], locked["passes"]),
+    )
+    # Each step allocates (the trace: in the journal's work) and fails under the lock: at
+    # the first quiet moment (after the reset's clip), then 1 s later, then 2 s after
+    # that. Not every pass (before: 34 of 91).
+    assert 1 <= locked["errors"] <= 3 and locked["passes"] > locked["errors"], locked
+    assert trace is not None and "journal.py" in trace, trace
+    assert not s.noise, s.noise
+
+
 def test_a_pass_with_no_game_allocates_nothing(pico):
     p, s = pico
-    s.request("reset")
-    for _ in range(30):  # the reset's chunks prepared: not a pass of an idle clock
-        f0 = p.flash.snapshot()["erases"]
-        s.run_for(1.0)
-        if p.flash.snapshot()["erases"] == f0:
+    for _ in range(60):  # the preparation's end (bounded: the chunks to make and erase)
+        j = journal(s)
+        if not j["wants_work"]:
             break
-    check_state(pico, "no game")
+        s.run_for(1.0)
+    figure("erased chunks ready, idle", "%d (file system: %d B free)" % (j["spares"], j["fs_free"]))
+    assert not j["wants_work"], j
+    _, erases = check_state(pico, "no game")
+    assert erases == 0
     assert not s.noise, s.noise

@@ -159,6 +159,7 @@ class ChipClock:
 
             scr.step = timed_step
         self.charged = []  # (side, tick) of every accepted press
+        self.spares_at_start = None  # erased chunks ready when the first press was taken
         self.late = []  # per call: ms from its deadline to the first sound of its clip
         self.erase_log = []  # per erase: (clip playing, ms to the next deadline or None)
         self.flash_over_margin_ms = 0  # the longest pass whose flash time reached its margin
@@ -176,6 +177,8 @@ class ChipClock:
         def button_press(side, tick=None):
             ok = press(side, tick)
             if ok:
+                if not self.charged:  # the game's first press: its erased chunks then
+                    self.spares_at_start = len(s.journal.spares)
                 self.charged.append((side, s.now if tick is None else tick))
             return ok
 
@@ -315,6 +318,7 @@ class ChipClock:
         blocking, serial_wait = m.serial_figures()
         return {
             "moves": moves,
+            "spares_at_start": self.spares_at_start,
             "erases": m.erases,
             "erases_per_100_moves": m.erases * 100 / moves if moves else 0,
             "programs": m.programs,

@@ -65,6 +65,10 @@ def measure(chip):
     else:
         press_all = max([press_max] + [abs(e) for e in errs])
     rows = [
+        (
+            "erased chunks ready at the start (a second after the reset)",
+            "%d" % g["spares_at_start"],
+        ),
         ("erases per 100 moves", "%.1f" % g["erases_per_100_moves"]),
         ("longest interrupts-off window", ms(g["longest_irq_off_ms"])),
         ("longest interrupts-off window (every erase 400 ms)", ms(worst["longest_irq_off_ms"])),

@@ -10,9 +10,12 @@ gc.mem_alloc():
 - heap allocated per press, everything included (the game log record, durable before
   the press is answered);
 - the hot paths under micropython.heap_lock(), where any allocation raises:
-  the loop's passes with a clock running (progress marks included), and the
-  charge of a press (interrupt record, debounce, the core's press) with a
-  listener that records nothing. "0" means no allocation at all.
+  the loop's passes with a clock running (progress marks included), paused (a game started
+  before its chunks were all made: a pause makes none), and idle once the next game's
+  chunks are made; and the charge of a press (interrupt record, debounce, the core's
+  press) with a listener that records nothing. "0" means no allocation at all;
+- the quiet-time preparation of the next game's chunks under the lock (making a chunk
+  allocates): how often it fails in 5 s, which the upkeep's back-off keeps to a few.
 
     python -m tools.bench.heap [--json]
 """
@@ -140,6 +143,45 @@ run_for(3000)
 loop_step = loop._step  # the bound method is made here, not under the lock
 out["tick_locked"] = locked(lambda: run_for(5000, loop_step))
 
+# A paused clock's passes under heap_lock. This game started right after boot, before the
+# chunks a game is given (SPARES_SETUP) were all ready: a pause does not make the rest
+# (each is a file created through littlefs, which allocates; storage/journal.py _target).
+j = app.journal
+app.commands.pause()
+spares = len(j.spares)
+run_for(3000)  # the pause's clip, and quiet time
+out["paused_locked"] = locked(lambda: run_for(5000, loop_step))
+out["paused_spares"] = [spares, len(j.spares), j.setup_spares]  # at the pause, 8 s on, wanted
+
+
+def locked_passes(ms):
+    # Every pass under the lock, as the emulated Pico's probe runs them: (MemoryErrors, passes).
+    end[0] = ticks_add(board._now, ms)
+    errors = passes = 0
+    while ticks_diff(end[0], board._now) > 0:
+        passes += 1
+        micropython.heap_lock()
+        try:
+            loop_step()
+        except MemoryError:
+            errors += 1
+            board._now = ticks_add(board._now, 1)  # (the pass ended before its wait)
+        finally:
+            micropython.heap_unlock()
+    return [errors, passes]
+
+
+# A reset (of the paused game): the next game's chunks are prepared at quiet moments, and
+# making one allocates. Under the lock each step fails; the upkeep backs off (1 s, 2 s, 4 s
+# ...): [MemoryErrors, passes, the upkeep's failures in a row].
+app.commands.reset()
+run_for(1)  # the reset's own pass (its display and keyboard changes; the first step)
+gc.collect()
+out["setup_locked"] = locked_passes(5000) + [app.upkeep.failures]
+run_for(60000)  # unlocked: the preparation done
+out["idle_spares"] = [len(j.spares), j.setup_spares, j.wants_work(False)]
+out["idle_locked"] = locked(lambda: run_for(5000, loop_step))
+
 # The charge of a press under heap_lock: IRQ record, debounce, the core's press.
 from goclockfw.core import gameclock
 from goclockfw.app.buttons import Debouncer, EdgeRing
@@ -249,6 +291,16 @@ def main(argv):
         "  press charge, locked: %6s bytes (interrupt record, debounce, core press)"
         % m["press_locked"]
     )
+    print(
+        "  paused, heap_lock:    %6s bytes (%d of %d chunks ready: none made in the pause)"
+        % (m["paused_locked"], m["paused_spares"][1], m["paused_spares"][2])
+    )
+    errors, passes, _ = m["setup_locked"]
+    print(
+        "  chunk setup, locked:  %d MemoryErrors in %d passes of 5 s (the upkeep backs off)"
+        % (errors, passes)
+    )
+    print("  idle, heap_lock:      %6s bytes (its chunks made)" % m["idle_locked"])
     return 0
 
 

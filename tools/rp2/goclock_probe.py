@@ -251,6 +251,7 @@ def _probe(req):
         "probe_bytes": probe_bytes,
         "window": dict(_done),
         "lock_trace": _trace_text(),
+        "journal": _journal(),
     }
 
 
@@ -266,9 +267,32 @@ def _trace_text():
     return out.getvalue()
 
 
-def _probe_init(self, app_, write=None):
-    _init(self, app_, write)
-    self._cmds["probe"] = _probe
+_session = [None]  # the session the serial protocol serves (for `journal`)
+
+
+def _journal():
+    """What the quiet-time storage work sees: erased chunks ready, chunks to erase, the
+    chunks in all, the file system's free bytes, and whether it wants work now."""
+    s = _session[0]
+    if s is None:
+        return None
+    j = s.journal
+    running = s.clock.state == "running"
+    return {
+        "spares": len(j.spares),
+        "dirty": len(j.dirty),
+        "chunks": len(j.pool),
+        "fs_free": s.fs.free(),
+        "wants_work": j.wants_work(running),
+        "current": j.current,
+    }
+
+
+def _probe_init(self, app_, write=None, source="host"):
+    _init(self, app_, write, source)
+    if source == "host":  # the serial line's protocol, not the hall's
+        _session[0] = app_.s
+        self._cmds["probe"] = _probe
 
 
 hostline.HostLine.feed = _probe_feed

@@ -226,6 +226,7 @@ class Session:
     def new_game(self, tc_json, now):
         """Set up the next game (idle): its log's first part is claimed now, while all is quiet."""
         j = self.journal
+        self.upkeep.retry()  # a new game's chunks are worth trying for, whatever failed before
         if j.current is None:
             self._spare(now)
             if j.begin() is None:
@@ -238,7 +239,12 @@ class Session:
         for _ in range(4):
             if j.spares or not j.wants_work(False):
                 break
-            note = self.upkeep.work(False)
+            try:
+                note = self.upkeep.work(False)
+            except Exception:
+                # (The upkeep backs off.) The game is set up all the same: its first write
+                # claims the chunk a later quiet moment makes.
+                break
             if note:
                 self.notice("storage", note, now, speak=False)
 
@@ -400,7 +406,10 @@ class Session:
 
     def kbd_interrupt_ok(self):
         """May Ctrl-C on the serial line stop the firmware? Only while no game is on."""
-        return self.clock.state not in (RUNNING, PAUSED)
+        # Two comparisons, not `in (RUNNING, PAUSED)`: a tuple of names is built each time,
+        # and every pass where something changed asks.
+        state = self.clock.state
+        return state != RUNNING and state != PAUSED
 
     def menu(self):
         """The preset on offer in the arbiter's menu, as shown, or None."""

@@ -184,22 +184,29 @@ class ChunkPool:
         page[0:HEADER_LEN] = MAGIC + name.encode() + b"\n"
 
     def remove(self, i):
-        """Delete chunk `i` from the file system (a commit: quiet moments only)."""
+        """Delete chunk `i` from the file system (a commit: quiet moments only).
+
+        The shorter lists are made before the file goes, so that a MemoryError leaves the
+        pool as it was (the file perhaps gone: the chunk is then broken, and dropped again)."""
+        path = self.dir + "/" + self.names[i]
+        names = self.names[:i] + self.names[i + 1 :]
+        blocks = self.blocks[:i] + self.blocks[i + 1 :]
         try:
-            self.fs.remove(self.dir + "/" + self.names[i])
+            self.fs.remove(path)
         except OSError:
             pass
-        self.names.pop(i)
-        self.blocks.pop(i)
+        self.names = names
+        self.blocks = blocks
 
     # ----- one chunk ----------------------------------------------------------------
 
     def erase(self, i):
         """Erase chunk `i` back to its bare header (an erase: quiet moments only)."""
         block = self.blocks[i]
+        self._header_page(self.names[i])  # before the erase: a MemoryError in it (it allocates)
+        # after the erase would leave the block without its header
         self.bdev.ioctl(6, block)
         self.erases += 1
-        self._header_page(self.names[i])
         try:
             self.bdev.writeblocks(block, self._page, 0)
         finally:

@@ -570,7 +570,7 @@ class Journal:
 
     def wants_work(self, running):
         """True when `work` has something to do (an erase, a commit) at a quiet moment."""
-        target = SPARES_RUNNING if running else self.setup_spares
+        target = self._target(running)
         spares = len(self.spares)
         if running and not self.erase_running and spares > RESERVE:
             return False  # the board cannot time a press during an erase: not unless needed
@@ -580,7 +580,21 @@ class Journal:
             # Tried with this many: wait for a change (or for the clock to start or stop:
             # a running game may give up its oldest part, a stopped one may not).
             return self._stuck != spares or self._stuck_running != running
-        return not running and spares > self.setup_spares + 2
+        return target == self.setup_spares and spares > self.setup_spares + 2
+
+    def _target(self, running):
+        """The erased chunks wanted now: SPARES_SETUP before a game starts, SPARES_RUNNING
+        from its first record until it is closed (the next reset), paused or over too.
+
+        A paused game is a game in progress. If it started before its SPARES_SETUP chunks
+        were ready, the rest are not made in its pauses (each one a file created through
+        littlefs, which allocates, in the passes of a clock that may be resumed at any
+        moment): they are made as for any game that outgrows its chunks, one at a quiet
+        moment while it runs once it is down to SPARES_RUNNING. Chunks to recycle
+        (`dirty`) are still erased in a pause."""
+        if running or (self.current is not None and self._records):
+            return SPARES_RUNNING
+        return self.setup_spares
 
     def step_erases(self):
         """How many blocks the next `work` step may erase: the quiet time it needs."""
@@ -598,24 +612,25 @@ class Journal:
         pool = self.pool
         for i in range(len(pool)):
             if pool.blocks[i] < 0:
-                self._forget(i)
-                pool.remove(i)  # a commit; the chunk could not be found anyway
+                self._drop_chunk(i)  # a commit; the chunk could not be found anyway
                 return None
         if self.dirty:
-            i = self.dirty.pop(0)
+            i = self.dirty[0]
             try:
                 pool.erase(i)
             except OSError as e:
+                self.dirty.pop(0)
                 self.error = "erasing a log chunk failed: %s" % e
                 return None
+            # Listed as a spare before it leaves the dirty list: a MemoryError between the
+            # two leaves it dirty (erased once more later), never in neither list.
             self.spares.append(i)
+            self.dirty.pop(0)
             return None
-        target = SPARES_RUNNING if running else self.setup_spares
+        target = self._target(running)
         if len(self.spares) >= target:
-            if not running and len(self.spares) > self.setup_spares + 2:
-                i = self.spares.pop()  # more ready than a game needs: give the space back
-                self._forget(i)
-                pool.remove(i)
+            if target == self.setup_spares and len(self.spares) > self.setup_spares + 2:
+                self._drop_chunk(self.spares[-1])  # more than a game needs: space back
             return None
         free = free_bytes()
         if free < 0 or free - self.block_size >= self.headroom:
@@ -641,24 +656,36 @@ class Journal:
         self._stuck_running = running
         return None
 
-    def _forget(self, i):
-        # Chunk i is going away: indexes above it shift down by one.
+    def _drop_chunk(self, i):
+        """Remove chunk i from the file system and from every list that names a chunk by
+        its index (the indexes above it shift down by one).
+
+        Everything new is built first, the chunk's file removed next, and then the lists
+        are only assigned: a MemoryError part way (a fragmented heap) leaves every index
+        naming the chunk it named before, never a neighbour (a record programmed there
+        would go into another game's part)."""
+
         def shift(lst):
             return [j - 1 if j > i else j for j in lst if j != i]
 
-        self.spares = shift(self.spares)
-        self.dirty = shift(self.dirty)
+        spares = shift(self.spares)
+        dirty = shift(self.dirty)
+        games = {}
         for gid in self.games:
             parts = self.games[gid]
-            for p in list(parts):
-                if parts[p] == i:
-                    del parts[p]
-                elif parts[p] > i:
-                    parts[p] -= 1
+            games[gid] = {
+                p: parts[p] - 1 if parts[p] > i else parts[p] for p in parts if parts[p] != i
+            }
+        done = [(j - 1 if j > i else j, end) for j, end in self._done]
+        scans = {}
+        self.pool.remove(i)
+        self.spares = spares
+        self.dirty = dirty
+        self.games = games
         if self._chunk > i:
             self._chunk -= 1
-        self._done = [(j - 1 if j > i else j, end) for j, end in self._done]
-        self._scans = {}
+        self._done = done
+        self._scans = scans
 
     def _oldest_finished(self):
         for gid in self.ids():
