@@ -4,6 +4,7 @@ chip model with the clock in a hall whose link stalls for 10 s and drops for 30 
 
 import pytest
 
+from goclockfw.app.upkeep import ERASE_WORST_MS
 from support.chipnet import hall_log, networked_game
 
 MOVES = 12
@@ -12,12 +13,19 @@ MOVES = 12
 @pytest.mark.parametrize("chip", ["rp2040", "esp32"])
 def test_a_stalling_dropping_link_delays_nothing(chip):
     c, link, fig = networked_game(chip, MOVES)
-    _, _, quiet = networked_game(chip, MOVES, network=False)
+    q, _, quiet = networked_game(chip, MOVES, network=False)
     # The network's own step stays far inside the loop's 5 ms bound, stalled or dropped.
     assert fig["hall_step_max_us"] <= 5000, fig
     assert fig["link_refused_sends"] > 0 and fig["drops"] >= 1 and fig["connects"] >= 2, fig
-    # Every press charged as near its edge as without a network, every call as on time.
-    assert fig["presses_lost"] == 0 and fig["press_error_max_ms"] <= quiet["press_error_max_ms"]
+    # Every move charged as near its edge as without a network, every call as on time. (The
+    # press that starts the game comes while the clock still prepares its log's chunks: on
+    # the ESP32 one that falls in an erase is charged at the erase's end, by its pulse
+    # counter, with or without a network; when the erases fall differs between two runs.)
+    assert fig["presses_lost"] == 0
+    moves, moves_quiet = c.press_errors()[1:], q.press_errors()[1:]
+    assert max(abs(e) for e in moves) <= max(abs(e) for e in moves_quiet), (moves, moves_quiet)
+    for errors in (c.press_errors(), q.press_errors()):
+        assert abs(errors[0]) <= ERASE_WORST_MS, errors
     assert fig["call_late_max_ms"] <= quiet["call_late_max_ms"] + 1, (fig, quiet)
     assert fig["calls"] == quiet["calls"] and fig["underruns"] == 0
     # The hall ends with the whole log, every record once after dedup by rec.
