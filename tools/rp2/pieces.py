@@ -220,6 +220,34 @@ for k in range(3):
     rs[0] = board.read_serial(inbuf)
     t = time.ticks_diff(time.ticks_us(), t)
     print(json.dumps({"piece": "read_serial %%d B" %% rs[0], "us": t, "alloc": 0}))
+# A whole loop pass that takes a press request from the line (the host sends it when
+# asked): read, parse, the press, its record, the reply written to the USB serial.
+import micropython  # noqa: E402
+
+micropython.alloc_emergency_exception_buf(512)
+for k in range(4):
+    line_side = b"black" if clock.turn == 0 else b"white"
+    print(json.dumps({"send_press": line_side.decode(), "k": k}))
+    while not board._poll.poll(0):
+        time.sleep_ms(1)
+    time.sleep_ms(5)
+    gc.collect()
+    a0 = gc.mem_alloc()
+    t = time.ticks_us()
+    if k == 3:  # the last one under a heap lock: where it allocates, if it does
+        micropython.heap_lock()
+        try:
+            loop._step()
+        except MemoryError as e:
+            micropython.heap_unlock()
+            sys.print_exception(e)
+        else:
+            micropython.heap_unlock()
+    else:
+        loop._step()
+    t = time.ticks_diff(time.ticks_us(), t)
+    a = gc.mem_alloc() - a0
+    print(json.dumps({"piece": "a loop pass taking a press request", "us": t, "alloc": a}))
 print(json.dumps({"done": True}))
 """
 
@@ -250,6 +278,10 @@ def run(image, lay, repeat, log=print):
             if ln.startswith('{"send"') and ln not in asked:
                 asked.add(ln)  # the chip waits for a request line: one of 38 bytes
                 pico.write(b'{"id":7,"cmd":"press","side":"black"}\n')
+            elif '"send_press"' in ln and ln not in asked:
+                asked.add(ln)  # the chip waits for a press of the side to move
+                side = json.loads(ln)["send_press"]
+                pico.write(b'{"id":9,"cmd":"press","side":"%s"}\n' % side.encode())
         return any(ln.startswith('{"done"') for ln in s.noise)
 
     pico.run_until(done, 120.0)
