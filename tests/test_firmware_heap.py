@@ -8,6 +8,8 @@ other numbers of the bench (heap after boot, per second, per press) are
 reported by `make bench`, not asserted here.
 """
 
+import json
+
 from tools.bench import heap as bench_heap
 
 
@@ -18,3 +20,83 @@ def test_tick_and_press_paths_allocate_nothing():
     assert m["charged_moves"] == 44  # 4 warm-up presses and the 40 under the lock
     assert m["moves"] == 22  # the presses the bench played through the whole app
     assert 0 < m["boot"] and 0 < m["per_press"]
+
+
+# What a running clock does not hold (goclockfw/modules.py): the boot's own modules and
+# those of the rare commands are let go after them, and come back when used again. Run
+# under the MicroPython unix port, where `release` acts (CPython keeps its modules).
+RELEASE = r"""
+import gc
+import json
+import sys
+
+from support.sessions import make_session, reboot
+from goclockfw import modules
+
+WATCHED = modules.BOOT + modules.CONFIG + ("goclockfw.storage.identity",)
+
+
+def held():
+    return sorted(m for m in WATCHED if m in sys.modules)
+
+
+def heap():
+    gc.collect()
+    return gc.mem_alloc()
+
+
+out = {}
+s = make_session()
+s.protocol.handle_line('{"id":1,"cmd":"press","side":"white"}')  # a game: the reboot resumes it
+s.step(1000)
+s = reboot(s, 1000)  # the log replayed: app/replay.py and the checks imported, then let go
+out["boot"] = held()
+out["resumed"] = s.clock.state
+p = s.protocol
+replies = []
+for line in (
+    '{"id":2,"cmd":"info"}',
+    '{"id":3,"cmd":"config.get"}',
+    '{"id":4,"cmd":"config.set","config":{"volume":3}}',
+    '{"id":5,"cmd":"config.set","config":{"volume":"loud"}}',
+    '{"id":6,"cmd":"presets.set","presets":[{"name":"x","time_control":{"type":"untimed"}}]}',
+    '{"id":7,"cmd":"assign","round":2}',
+    '{"id":8,"cmd":"time.set","side":"black","main":60}',
+):
+    replies.append(json.loads(p.handle_line(line)))
+    out.setdefault("after", []).append(held())
+out["ok"] = [r["ok"] for r in replies]
+out["volume"] = s.store.config["volume"]
+out["round"] = s.store.config["game_info"]["round"]
+out["black"] = s.commands.status()["black"]["main_ms"]
+out["error"] = replies[3]["error"]
+# The heap the config's modules take while imported, and what their release leaves of it.
+a = heap()
+import goclockfw.protocol.shapes
+import goclockfw.storage.configcheck
+
+b = heap()
+modules.release(modules.CONFIG)
+out["held"] = b - a
+out["left"] = heap() - a
+print(json.dumps(out))
+"""
+
+
+def test_the_boot_and_the_rare_commands_let_their_modules_go(micropython, tmp_path):
+    from conftest import run_micropython
+
+    script = tmp_path / "release.py"
+    script.write_text(RELEASE)
+    proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    assert out["resumed"] == "paused"  # the replay ran, then its module went
+    assert out["boot"] == []
+    assert out["after"] == [[]] * 7  # each command imported what it needed and let it go
+    assert out["ok"] == [True, True, True, False, True, True, True]
+    assert out["error"] == "volume: must be a number, not a string"  # shapes.py, imported
+    assert out["volume"] == 3 and out["round"] == 2 and out["black"] == 60000
+    # Imported, the config's checks hold their code (compiled from source here, 11.6 KB);
+    # released, all of it is collected but a slot or two of the tables that named them.
+    assert out["held"] > 8192 and out["left"] < 256, out
