@@ -245,10 +245,26 @@ def in_game(s):
     return s.request("probe")
 
 
-def heap(image, files, presses=4, log=print):
+def log_chunks(n, folder):
+    """[(file, board path)] of `n` blank log chunks (/logs/<16 hex digits>: a header and an
+    erased block, storage/chunks.py), as a clock that has played many games holds: spares
+    to the journal. The heap with them is the heap of a clock whose flash is full of logs."""
+    out = []
+    for i in range(n):
+        name = "%016x" % (0x6C0C0000 + i)
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            head = b"GCJ1 " + name.encode() + b"\n"
+            f.write(head + b"\xff" * (4096 - len(head)))
+        out.append((path, "/logs/" + name))
+    return out
+
+
+def heap(image, files, presses=4, chunks=0, log=print):
     """The heap figures alone: free after boot (with the probe's own), then in a game
-    (TC set, `presses` presses, then `in_game`)."""
-    pico, s = boot(image, files)
+    (TC set, `presses` presses, then `in_game`); with `chunks` log chunks on the flash."""
+    with tempfile.TemporaryDirectory(prefix="goclock-chunks-") as folder:
+        pico, s = boot(image, files + log_chunks(chunks, folder))
     s.wait_ready(timeout=60)
     p0 = s.request("probe")
     log("booted in %.2f emulated s; a game ..." % pico.now_s)
@@ -523,6 +539,9 @@ def main(argv=None):
         "--heap", action="store_true", help="only the heap figures: after boot and in a game"
     )
     ap.add_argument(
+        "--chunks", type=int, default=0, help="with --heap: this many log chunks on the flash"
+    )
+    ap.add_argument(
         "--time",
         action="append",
         metavar="MODULE:FUNC",
@@ -546,8 +565,10 @@ def main(argv=None):
         missed = 0
         for kind, image, files, label in runs:
             print("measuring the heap, %s ..." % label, file=sys.stderr)
-            r = heap(image, files, log=lambda m: print(m, file=sys.stderr))
+            r = heap(image, files, chunks=args.chunks, log=lambda m: print(m, file=sys.stderr))
             print("\n%s, %s" % (label, os.path.basename(image)))
+            if args.chunks:
+                print("  (%d log chunks on the flash)" % args.chunks)
             f = figures_heap(r)
             for key, what in ROWS:
                 if key in f:
