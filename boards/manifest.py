@@ -10,7 +10,9 @@ Build MicroPython with
 then copy only /main.py, /board.json and the voice pack (the package is in the image).
 `make test-rp2` builds such an image for the Pico and boots it in an emulator.
 The subpackages that never run on a chip (desktop/, scenario/, browser/) are left out; tests/test_packaging.py checks
-that what is frozen is what `goclock deploy` copies.
+that what is frozen is what `goclock deploy` copies. Frozen at mpy-cross's default level: a
+deploy compiles with -O3 (no line-number tables: its .mpy bytecode sits in the heap), the
+image keeps them, in flash, where they cost no heap and give tracebacks their line numbers.
 """
 
 import os

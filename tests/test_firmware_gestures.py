@@ -10,7 +10,7 @@ import pytest
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.app.gestures import CONFIRM_MS, HOLD_MS, LATE_MS, MENU_TIMEOUT_MS, TAP_MS
 from goclockfw.app.wake import session_ms
-from support.sessions import make_session
+from support.sessions import make_session, notice_names
 
 BYO = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
@@ -23,7 +23,7 @@ class Hands:
         self.t = 0
         self.levels = [0, 0, 0]
         self.said = []  # device notices by name ("pause"), calls as said
-        names = {phrase: name for name, phrase in self.s.announcer.notices.items()}
+        names = notice_names(self.s.announcer)
         self.s.announcer.echo = lambda phrase: self.said.append(names.get(phrase, phrase))
         self.s.commands.set_config(dict(self.s.store.config, time_control=tc))
         if presets is not None:

@@ -7,7 +7,7 @@ import pytest
 
 from goclock.errors import NotationError
 from goclock.timecontrol import notation, ogs, presets
-from goclockfw.storage import configstore
+from goclockfw.storage import configcheck
 from support.cli import one_line_error, own_home, run  # noqa: F401 (own_home: autouse)
 
 # ----- slips ---------------------------------------------------------------------
@@ -55,7 +55,7 @@ def test_options_alone_need_a_time_control(capsys):
 
 
 def test_built_ins_are_the_clocks_factory_presets():
-    factory = configstore.default_presets()
+    factory = configcheck.default_presets()
     assert [b[0] for b in presets.BUILTIN] == [p["name"] for p in factory]
     for (name, text, about), p in zip(presets.BUILTIN, factory):
         assert notation.parse(text) == p["time_control"]

@@ -116,6 +116,25 @@ def test_the_frozen_manifest_freezes_what_deploy_copies():
     assert not [f for f in copied if "/desktop/" in f or "/scenario/" in f]
 
 
+def test_the_board_modules_need_no_assert_which_the_deploy_leaves_out():
+    """`goclock deploy` compiles with mpy-cross -O3 (goclock/firmware.py OPT), which leaves
+    out every `assert` and makes __debug__ False: a board module must rely on neither."""
+    import ast
+
+    assert deploy.OPT == "-O3"
+    found = []
+    for family in deploy.ARCH:
+        for src, rel in deploy.package_files(family):
+            with open(src, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assert) or (
+                    isinstance(node, ast.Name) and node.id == "__debug__"
+                ):
+                    found.append("%s:%d" % (rel, node.lineno))
+    assert found == []
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """The project pip-installed (not editable) into a folder; (python env, a cwd outside)."""

@@ -7,6 +7,7 @@ import pytest
 
 from goclockfw.protocol.commands import PROTOCOL_VERSION
 from protocol_support import ask, make_device, set_time, snapshot, start_game
+from support.sessions import notice_names
 
 
 @pytest.fixture
@@ -143,7 +144,7 @@ def test_wrong_types_in_presets_are_named(dev, presets, message):
 
 def _hear(app):
     """The device notices the clock starts saying, by name ("pause"), from now on."""
-    names = {phrase: name for name, phrase in app.announcer.notices.items()}
+    names = notice_names(app.announcer)
     heard = []
     app.announcer.echo = lambda phrase: heard.append(names.get(phrase, phrase))
     return heard
@@ -167,7 +168,7 @@ def test_what_a_host_does_is_said_at_the_board_as_from_the_arbiter_key(dev):
     ask(proto, {"id": 6, "cmd": "late", "side": "black"})
     ask(proto, {"id": 7, "cmd": "arrive", "side": "black"})
     assert heard[-2:] == ["late_marked", "arrive"]
-    phrases = app.announcer.notices
+    phrases = {n: p for p, n in notice_names(app.announcer).items()}
     assert [phrases[n] for n in ("pause", "resume", "reset")] == ["暂停", "继续", "重新开局"]
 
 

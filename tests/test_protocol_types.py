@@ -426,7 +426,7 @@ def test_same_replies_under_micropython(micropython, tmp_path):
 def order_free(a, b, line):
     """Two refusals that each name a field of the request, but not the same one.
 
-    The config validators (storage/configstore.py) visit the fields of a dict, whose order
+    The config validators (storage/configcheck.py) visit the fields of a dict, whose order
     MicroPython does not keep: a request with two bad fields may be refused for either.
     """
     if a["ok"] or b["ok"] or a["error"] == b["error"]:

@@ -264,6 +264,7 @@ def test_i2s_streams_an_8bit_clip_widened_and_padded(tmp_path):
 def test_i2s_volume_is_folded_into_the_palette(tmp_path):
     i2s = FakeI2S()
     player = player_i2s.I2SPlayer(i2s, 8000, chunk=64, volume=5)
+    assert player._palette is None  # made for the first 8-bit clip only
     clip = voice_clip(tmp_path)
     raw = pcm8(clip, 64)
     player.play(clip)

@@ -5,13 +5,13 @@ import json
 import pytest
 
 from goclockfw.core.timecontrol import ConfigError
-from goclockfw.storage.configstore import (
-    ConfigStore,
+from goclockfw.storage.configcheck import (
     default_config,
     default_presets,
     validate_config,
     validate_presets,
 )
+from goclockfw.storage.configstore import ConfigStore
 from goclockfw.storage.fs import FS
 
 

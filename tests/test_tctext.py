@@ -7,7 +7,7 @@ import json
 from conftest import run_micropython
 from goclock.timecontrol import notation
 from goclockfw.app import tctext
-from goclockfw.storage.configstore import default_presets
+from goclockfw.storage.configcheck import default_presets
 
 WRITTEN = [
     "cn 2h/5",

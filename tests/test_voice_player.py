@@ -71,6 +71,29 @@ def test_512_byte_blocks_and_a_short_last_block(tmp_path):
     assert out[count:] == [0] * (3 * 1017 - count)
 
 
+def test_the_output_buffer_grows_for_512_byte_blocks_and_keeps_the_one_in_flight(tmp_path):
+    """Made for 256-byte blocks (1010 bytes out); the first clip of 512-byte blocks makes
+    it 2034 bytes, once. A machine.I2S in non-blocking mode holds a bare pointer to the
+    buffer being sent, so the old one is kept until the I2S has taken it (its callback)."""
+    data = adpcm_blocks(2, 512, seed=7)
+    path = tmp_path / "c.wav"
+    path.write_bytes(adpcm_wav_bytes(data, 2 * 1017, align=512))
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    assert len(player._out) == 1024 and player._palette is None  # chunk 512: 1024 bytes
+    assert player.play(os.path.join(DATA, "sweep.wav"))  # 256-byte blocks: no growth
+    old = player._out
+    assert len(old) == 1024
+    assert player.play(str(path))  # cuts the sweep while its first block is in flight
+    assert len(player._out) == 2034 and player._retired is old
+    i2s.drain()
+    assert player._retired is None
+    assert i2s.sizes == [1010, 2034, 2034]
+    assert samples(i2s.out[1010:]) == decoded(data, 512, 2 * 1017)
+    assert player.play(str(path)) and player._out is not old  # grown once, for good
+    i2s.drain()
+
+
 def test_the_volume_is_an_i2s_shift():
     clip = os.path.join(DATA, "sweep.wav")
     count = fact_of(clip)

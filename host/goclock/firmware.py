@@ -26,6 +26,13 @@ PACKAGE = "goclockfw"
 LIB = "/lib/" + PACKAGE
 # Subpackages no board imports: the desktop board, the scenario runner, the browser board.
 DESKTOP_ONLY = ("desktop", "scenario", "browser")
+# mpy-cross's optimisation level. -O1 and up leave out `assert` statements (the firmware has
+# none: tests/test_packaging.py keeps it so) and make __debug__ False; -O3 also leaves out
+# the line-number tables, so a traceback names each frame's file and function but says
+# "line 1". A .mpy file's bytecode sits in the board's heap, tables included: -O3 gives it
+# some 7 % of the firmware's bytecode back (tools/rp2/README.md). A frozen image keeps
+# them (boards/manifest.py): its bytecode is in flash, where they cost no heap.
+OPT = "-O3"
 
 
 def mpy_cross_binary():
@@ -81,7 +88,7 @@ def build(board, out_root):
         local = os.path.join(out, PACKAGE, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(local), exist_ok=True)
         proc = subprocess.run(
-            [compiler, "-march=" + ARCH[family], "-s", rel, "-o", local, source],
+            [compiler, OPT, "-march=" + ARCH[family], "-s", rel, "-o", local, source],
             capture_output=True,
             text=True,
             check=False,

@@ -34,7 +34,7 @@ def test_boots_from_the_frozen_modules(frozen):
     figure("boot to first reply, frozen image", "%.3f emulated s" % pico.now_s)
     p = s.request("probe")
     assert not p["app_file"].endswith(".mpy")  # app comes from the image
-    figure("heap free, frozen image, after boot (gc.mem_free)", "%d bytes" % p["mem_free"])
+    figure("heap free, frozen image, after boot (gc.mem_free)", _free(p))
     assert not s.noise, s.noise
 
 
@@ -46,11 +46,24 @@ def test_a_short_game(frozen):
     assert s.request("press", side="white")["accepted"] is True
     s.run_for(1.0)
     p = s.request("probe")
-    figure("heap free, frozen image, during a game (gc.mem_free)", "%d bytes" % p["mem_free"])
+    figure("heap free, frozen image, during a game (gc.mem_free)", _free(p))
     assert s.request("press", side="black")["accepted"] is True
     st = s.request("status")
     assert st["state"] == "running" and st["turn"] == "white" and st["moves"] == 1
     assert 3800 <= st["black"]["main_ms"] < 4000  # about 1.1 s of Black's 5 s are gone
+    # The heap as the commands of every game leave it (what a boot defers is in it now).
+    assert s.request("pause")["state"] == "paused"
+    s.run_for(1.0)
+    assert s.request("resume")["state"] == "running"
+    s.run_for(1.0)
+    assert s.request("status")["moves"] == 1
+    assert [g for g in s.request("logs.list")["logs"] if g["game"] == st["game"]]
+    p = s.request("probe")
+    figure("heap free, frozen image, in a game: pause/resume, status, logs.list", _free(p))
+
+
+def _free(p):
+    return "%d bytes (%d without the probe)" % (p["mem_free"], p["mem_free"] + p["probe_bytes"])
 
 
 def test_a_host_that_stops_reading_for_2_s_never_blocks_the_loop(frozen):

@@ -28,7 +28,10 @@ def clock(plain_image, tmp_path_factory):
 
 def heap(s, label):
     p = s.request("probe")
-    figure("heap free, .mpy layout, %s (gc.mem_free)" % label, "%d bytes" % p["mem_free"])
+    figure(
+        "heap free, .mpy layout, %s (gc.mem_free)" % label,
+        "%d bytes (%d without the probe)" % (p["mem_free"], p["mem_free"] + p["probe_bytes"]),
+    )
     return p
 
 
@@ -134,6 +137,8 @@ def test_logs_list_and_get(clock):
     kinds = [r["event"] for r in check["records"]]  # (lines of dots are progress marks)
     assert "start" in kinds and kinds.count("press") == 2
     assert "pause" in kinds and "resume" in kinds
+    # The heap as the commands of every game leave it (what a boot defers is in it now).
+    heap(s, "in a game: presses, pause/resume, status, logs.list and get")
 
 
 def test_reboot_from_the_same_flash_resumes_the_game(clock, tmp_path):

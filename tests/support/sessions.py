@@ -16,6 +16,17 @@ def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=N
     return Session(board, now)
 
 
+def notice_names(announcer):
+    """{phrase: notice} of the announcer's voice pack ("暂停" -> "pause"): its notices table
+    ("notice\tphrase" lines, app/announcer.py) read back."""
+    out = {}
+    for line in bytes(announcer.notices).decode().split("\n"):
+        name, tab, phrase = line.partition("\t")
+        if tab:
+            out[phrase] = name
+    return out
+
+
 def reboot(session, now=0):
     """The same flash booted again, as after a power cut or a reset."""
     return make_session(session.board.flash, now=now, fresh=False)

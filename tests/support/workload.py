@@ -33,7 +33,7 @@ import json
 from goclockfw.app.wake import session_ms
 from goclockfw.core import gameclock
 from goclockfw.storage import chunks
-from goclockfw.storage.configstore import validate_config, validate_presets
+from goclockfw.storage.configcheck import validate_config, validate_presets
 from goclockfw.storage.logline import verify_bytes
 from support.cutflash import CutFlash
 from support.flashfs import release

@@ -33,7 +33,7 @@ import time
 
 from goclockfw.app.loop import Loop
 from goclockfw.desktop import board as desktop_board
-from goclockfw.storage.configstore import validate_config
+from goclockfw.storage.configcheck import validate_config
 
 events = []
 

@@ -43,7 +43,8 @@ base = gc.mem_alloc()
 # Each module's share: the heap its import keeps (bytecode, constants, tables).
 modules = {}
 for name in ("core.ticks core.timecontrol core.callplan core.gameclock events "
-             "storage.logline storage.fs storage.configstore storage.chunks storage.journal "
+             "storage.logline storage.fs storage.netconfig storage.configcheck storage.configstore "
+             "storage.chunks storage.journal "
              "protocol.lineread protocol.reqargs protocol.commands app.buttons app.commands "
              "app.gestures app.battery app.announcer app.outbuf app.hostline app.records "
              "app.replay app.upkeep app.wake board.base desktop.flash desktop.parts desktop.board "

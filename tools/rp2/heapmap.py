@@ -65,6 +65,7 @@ def modules():
 PARTS = (
     "goclockfw.app.outbuf:OutBuffer.__init__",
     "goclockfw.protocol.commands:Protocol.__init__",
+    "goclockfw.storage.configstore:ConfigStore.__init__",
     "goclockfw.storage.configstore:ConfigStore.load",
     "goclockfw.storage.chunks:ChunkPool.__init__",
     "goclockfw.storage.journal:Journal.load",
@@ -129,9 +130,54 @@ for name in _kept:
     print("PART", name, _kept[name])
 import sys
 print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
+gc.collect()
 print("FREE", gc.mem_free())
+# A game, its requests handed to the protocol as the serial line would, the loop stepping
+# between them: what each leaves in the heap (after a gc.collect()).
+import time
+s = lp.session
+
+
+def req(what, line, ms=300):
+    gc.collect()
+    a = gc.mem_alloc()
+    s.out.used = s.out.head = 0  # the replies are not read here: the ring is emptied
+    s.protocol.reply_to(line)
+    end = time.ticks_add(time.ticks_ms(), ms)
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        lp.step()
+        s.out.used = s.out.head = 0
+    gc.collect()
+    print("GAME", what, gc.mem_alloc() - a)
+
+
+for what, line in _GAME_:
+    req(what, line.encode())
+print("GAMEMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
+gc.collect()
+print("GAMEFREE", gc.mem_free())
 print("DONE")
 """
+# The game of `run`: the requests a host sends, in order (the time control of measure.py).
+GAME = (
+    (
+        "config.set",
+        '{"id":1,"cmd":"config.set","config":{"time_control":{"type":"byoyomi",'
+        '"main":3600,"periods":5,"period":30}}}',
+    ),
+    ("reset", '{"id":2,"cmd":"reset"}'),
+    ("press (the start)", '{"id":3,"cmd":"press","side":"white"}'),
+    ("press", '{"id":4,"cmd":"press","side":"black"}'),
+    ("press", '{"id":5,"cmd":"press","side":"white"}'),
+    ("press", '{"id":6,"cmd":"press","side":"black"}'),
+    ("pause", '{"id":7,"cmd":"pause"}'),
+    ("resume", '{"id":8,"cmd":"resume"}'),
+    ("status", '{"id":9,"cmd":"status"}'),
+    ("logs.list", '{"id":10,"cmd":"logs.list"}'),
+    ("watch", '{"id":11,"cmd":"watch","on":true}'),
+    ("press (watched)", '{"id":12,"cmd":"press","side":"white"}'),
+    ("watch off", '{"id":13,"cmd":"watch","on":false}'),
+)
 
 
 def run(image, files, mods=None):
@@ -140,7 +186,7 @@ def run(image, files, mods=None):
     with tempfile.TemporaryDirectory() as tmp:
         main = os.path.join(tmp, "heapmap_main.py")
         with open(main, "w") as f:
-            f.write(MAIN % (mods, PARTS))
+            f.write(MAIN.replace("_GAME_", repr(GAME)) % (mods, PARTS))
         files = [(s, d) for s, d in files if d != "/main.py"] + [(main, "/main.py")]
         root = os.path.join(tmp, "fs")
         layout.lay_out(files, root)
@@ -154,8 +200,8 @@ def run(image, files, mods=None):
     if "DONE" not in text:
         raise SystemExit("the heap map did not finish:\n" + text[-2000:])
     rows = []
-    boot_mods = []
-    total = used0 = free = 0
+    boot_mods = game_mods = []
+    total = used0 = free = game_free = 0
     for line in text.splitlines():
         parts = line.split(" ", 1)
         if parts[0] == "HEAP":
@@ -163,14 +209,26 @@ def run(image, files, mods=None):
         elif parts[0] in ("MOD", "OBJ"):
             name, n = parts[1].rsplit(" ", 1)
             rows.append((parts[0], name, int(n)))
-        elif parts[0] == "PART":
+        elif parts[0] in ("PART", "GAME"):
             name, n = parts[1].rsplit(" ", 1)
-            rows.append(("PART", name, int(n)))
+            rows.append((parts[0], name, int(n)))
         elif parts[0] == "BOOTMODS":
             boot_mods = parts[1].split()
+        elif parts[0] == "GAMEMODS":
+            game_mods = parts[1].split()
         elif parts[0] == "FREE":
             free = int(parts[1])
-    return {"total": total, "before": used0, "rows": rows, "free": free, "boot": boot_mods}
+        elif parts[0] == "GAMEFREE":
+            game_free = int(parts[1])
+    return {
+        "total": total,
+        "before": used0,
+        "rows": rows,
+        "free": free,
+        "boot": boot_mods,
+        "game": game_mods,
+        "game_free": game_free,
+    }
 
 
 def main(argv=None):
@@ -186,7 +244,8 @@ def main(argv=None):
         image = args.image or build.build()
         files = layout.firmware_files()
     r = run(image, files)
-    r["boot"] = run(image, files, [])["boot"]  # what a boot imports by itself
+    alone = run(image, files, [])  # a boot's own imports, and its game
+    r["boot"] = alone["boot"]
     mods = [row for row in r["rows"] if row[0] == "MOD"]
     objs = [row for row in r["rows"] if row[0] == "OBJ"]
     print("rp2 heap: %d B in all, %d B in use before main.py's imports" % (r["total"], r["before"]))
@@ -208,6 +267,12 @@ def main(argv=None):
         % (sum(m[2] for m in lazy), ", ".join(m[1] for m in lazy))
     )
     print("free after the loop's set-up (no probe, no game): %d B" % r["free"])
+    print("a boot importing only its own modules: %d B free (no probe, no game)" % alone["free"])
+    print("then a game, each request and the loop's passes after it (what stays):")
+    for _, name, n in [row for row in alone["rows"] if row[0] == "GAME"]:
+        print("  %6d  %s" % (n, name))
+    print("free in the game (no probe): %d B" % alone["game_free"])
+    print("modules the game holds: %s" % " ".join(alone["game"]))
     return 0
 
 

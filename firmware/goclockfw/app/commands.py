@@ -28,8 +28,7 @@ from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import SIDE_NAMES, parse
 from goclockfw.events import EventWriter
-from goclockfw.storage.identity import clock_id
-from goclockfw.storage.netconfig import keep_secrets, public
+from goclockfw.modules import release
 
 IDLE = gameclock.IDLE
 RUNNING = gameclock.RUNNING
@@ -76,8 +75,11 @@ class Commands:
     def info(self):
         s = self.s
         board = s.board
-        if self._clock_id is None:
+        if self._clock_id is None:  # made once (rare: the module is let go after)
+            from goclockfw.storage.identity import clock_id
+
             self._clock_id = clock_id(s.fs, board.unique_id())
+            release(("goclockfw.storage.identity",))
         return {
             "version": VERSION,
             "clock_id": self._clock_id,  # not "id": a reply carries its request's id
@@ -109,11 +111,15 @@ class Commands:
 
     def get_config(self):
         """The config as anyone may see it: a password that is set reads "***"."""
+        from goclockfw.storage.netconfig import public  # a source lets it go (modules.CONFIG)
+
         return dict(public(self.s.store.config))
 
     def with_secrets(self, cfg):
         """A config.set's merged config with the stored passwords it left out (or sent back
         as "***") put back in (storage/netconfig.py)."""
+        from goclockfw.storage.netconfig import keep_secrets
+
         return keep_secrets(cfg, self.s.store.config)
 
     def get_presets(self):
@@ -259,7 +265,7 @@ class Commands:
             s.adjust_given = ""
 
     def set_config(self, cfg):
-        """Store and apply `cfg`, a complete config already checked (configstore.py)."""
+        """Store and apply `cfg`, a complete config already checked (configcheck.py)."""
         s = self.s
         if s.clock.state == RUNNING:
             raise Refused(_RUNNING_REFUSAL)
@@ -267,6 +273,8 @@ class Commands:
         s.apply_config()
         s.start_network()
         if s.records.started:
+            from goclockfw.storage.netconfig import public
+
             s.records.write("config", s.now, None, (("config", public(cfg)),))
         s.changed = True
 
@@ -325,7 +333,7 @@ class Commands:
         s.changed = True
 
     def set_presets(self, presets):
-        """Store `presets`, already checked (configstore.py)."""
+        """Store `presets`, already checked (storage/configcheck.py)."""
         s = self.s
         if s.clock.state == RUNNING:
             raise Refused(_RUNNING_REFUSAL)

@@ -14,7 +14,7 @@ Nothing here may stop the clock: an exception in a pass is noted and the next pa
 A pass allocates nothing while a clock runs and nothing is said (tests/test_firmware_heap.py).
 """
 
-from goclockfw.app import display, wake
+from goclockfw.app import wake
 from goclockfw.app.buttons import LEFT, RIGHT
 from goclockfw.app.session import Session
 from goclockfw.app.wake import VIEW_MS
@@ -37,10 +37,15 @@ class Loop:
         self._led = -1
         self._kbd = None
         self.screen = None
+        self._view = None  # app/display.py's view: a board with a display or a console only
         if board.display is not None:
             from goclockfw.app.screen import Screen  # framebuf: a board with a display only
 
             self.screen = Screen(board.display)
+        if board.display is not None or board.has_console:
+            from goclockfw.app.display import view
+
+            self._view = view
         for text in board.notices:
             s.notice("hardware", text, now, speak=False)
         self._kbd = s.kbd_interrupt_ok()  # at once: a resumed game is protected
@@ -118,7 +123,7 @@ class Loop:
             b.set_led(on)
 
     def _draw(self, s, now):
-        v = display.view(s.commands.status(), s.menu(), s.menu_time_control())
+        v = self._view(s.commands.status(), s.menu(), s.menu_time_control())
         if v == self._last_view:
             return
         b = self.board

@@ -35,13 +35,13 @@ from goclockfw.app.gestures import Gestures
 from goclockfw.app.hostline import HostLine
 from goclockfw.app.outbuf import OutBuffer
 from goclockfw.app.records import Records
-from goclockfw.app.replay import Replay
 from goclockfw.app.timeofday import TimeOfDay
 from goclockfw.app.upkeep import Upkeep
 from goclockfw.app.wake import STATUS_MS
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.core.timecontrol import parse
+from goclockfw.modules import BOOT, release
 from goclockfw.protocol.commands import Protocol
 from goclockfw.storage.chunks import ChunkPool
 from goclockfw.storage.configstore import ConfigStore
@@ -92,6 +92,7 @@ class Session:
         self._boot(now, resume)
         self._net = None
         self.start_network()
+        release(BOOT)  # the replay and the config's checks: a running clock needs neither
 
     # ----- boot ---------------------------------------------------------------------
 
@@ -132,6 +133,8 @@ class Session:
         gid = j.newest()
         if gid is None:
             return False
+        from goclockfw.app.replay import Replay  # at boot only (modules.BOOT)
+
         replay = Replay()
         try:
             scan = j.scan(gid, replay.feed)

@@ -5,7 +5,9 @@ pack's sample rate) and hands it over; nothing here touches pins. The player put
 I2S into non-blocking mode: each time a buffer has been taken, the I2S callback reads
 the next piece of the clip from flash into the same preallocated buffer. So the clock's
 loop never waits for audio, and no memory is allocated per piece. Opening a clip (a call,
-an event) allocates its file object and parses its header (audio/wavhead.py); that is all.
+an event) allocates its file object and parses its header (audio/wavhead.py); that is all,
+but for the first clip of 512-byte ADPCM blocks (a larger output buffer) or of 8-bit PCM
+(the palette below), each made once.
 
 Clips (audio/wavhead.py says which):
 - IMA ADPCM, the shipped packs: one block (256 or 512 bytes) read per callback and
@@ -63,25 +65,23 @@ class I2SPlayer:
         self._i2s = i2s
         self._open = opener
         self._chunk = chunk
-        # What is read from flash (8-bit samples, or an ADPCM block) and what goes to the
-        # I2S (16-bit samples): made once, big enough for the largest block.
+        # What is read from flash (8-bit samples, or an ADPCM block): made once, for the
+        # largest block. What goes to the I2S (16-bit samples): made for `chunk` samples and
+        # the shipped packs' 256-byte ADPCM blocks (505 samples, 1010 bytes); the first clip
+        # of 512-byte blocks (1017 samples) makes it larger (`_out_for`), once.
         self._raw = bytearray(max(chunk, BLOCKS[-1]))
-        out_samples = max(chunk, samples_per_block(BLOCKS[-1]))
-        self._out = bytearray(2 * out_samples)
-        raw, out = memoryview(self._raw), memoryview(self._out)
-        # The views each kind of clip reads into and sends: made here, so that a callback
-        # never slices (a slice of a buffer is a new object).
+        raw = memoryview(self._raw)
+        # The views each kind of clip reads into and sends: made here (and by `_out_for`),
+        # so that a callback never slices (a slice of a buffer is a new object).
         self._pcm_in = raw[:chunk]
-        self._pcm_out = out[: 2 * chunk]
         self._block_in = tuple(raw[:b] for b in BLOCKS)
-        self._block_out = tuple(out[: 2 * samples_per_block(b)] for b in BLOCKS)
         self._src = self._pcm_in
-        self._send = self._pcm_out
-        self._palette = bytearray(512)  # 8-bit sample -> 16-bit sample, volume included
-        if framebuf:
-            self._fb_raw = framebuf.FrameBuffer(self._raw, chunk, 1, framebuf.GS8)
-            self._fb_out = framebuf.FrameBuffer(self._out, out_samples, 1, framebuf.RGB565)
-            self._fb_pal = framebuf.FrameBuffer(self._palette, 256, 1, framebuf.RGB565)
+        self._in_flight = False  # a buffer is with the I2S: its callback has not come yet
+        self._retired = None  # an output buffer replaced while the I2S may still read it
+        self._out_for(max(chunk, samples_per_block(BLOCKS[0])))
+        # 8-bit sample -> 16-bit sample, volume included: made for the first 8-bit clip (a
+        # recorded pack's; the shipped packs are ADPCM).
+        self._palette = None
         self._shift = getattr(type(i2s), "shift", None)
         self._file = None
         self._ready = None  # the path `prepare` opened and primed, not playing yet
@@ -95,12 +95,41 @@ class I2SPlayer:
         self._half = 0  # samples per half wave of the current tone
         self._phase = 0
         self._busy = False
-        self._in_flight = False
         self._sent_at = 0  # tick of the first poll that saw the buffer out
         self._stamped = True  # False: a buffer went out since the last poll
         self.stuck = 0  # callbacks taken as lost (the watchdog restarted playback)
         self.set_volume(volume)
         i2s.irq(self._on_sent)
+
+    def _out_for(self, samples):
+        """The output buffer for `samples` 16-bit samples, and the views of it."""
+        if self._in_flight:
+            self._retired = self._out  # the I2S reads it until its callback: kept till then
+        self._out = bytearray(2 * samples)
+        out = memoryview(self._out)
+        self._pcm_out = out[: 2 * self._chunk]
+        self._block_out = tuple(
+            out[: 2 * samples_per_block(b)] if samples_per_block(b) <= samples else None
+            for b in BLOCKS
+        )
+        self._send = self._pcm_out
+        if framebuf:
+            self._fb_out = framebuf.FrameBuffer(self._out, samples, 1, framebuf.RGB565)
+
+    def _make_palette(self):
+        self._palette = bytearray(512)
+        if framebuf:
+            self._fb_raw = framebuf.FrameBuffer(self._raw, self._chunk, 1, framebuf.GS8)
+            self._fb_pal = framebuf.FrameBuffer(self._palette, 256, 1, framebuf.RGB565)
+        self._fill_palette()
+
+    def _fill_palette(self):
+        g = GAIN[self.volume]
+        pal = self._palette
+        for b in range(256):
+            v = ((b - 128) * g) & 0xFFFF
+            pal[2 * b] = v & 0xFF
+            pal[2 * b + 1] = v >> 8
 
     def set_volume(self, level):
         """Volume 0 (silent: nothing is played) to 10 (full)."""
@@ -108,11 +137,8 @@ class I2SPlayer:
         if level != self.volume and self._ready is not None:
             self.stop()  # the block made ready has the old volume in it
         self.volume = level
-        g = GAIN[level]
-        for b in range(256):
-            v = ((b - 128) * g) & 0xFFFF
-            self._palette[2 * b] = v & 0xFF
-            self._palette[2 * b + 1] = v >> 8
+        if self._palette is not None:
+            self._fill_palette()
 
     def busy(self):
         return self._busy
@@ -197,10 +223,14 @@ class I2SPlayer:
         self._left = frames
         if bits == ADPCM:
             i = BLOCKS.index(align)
+            if self._block_out[i] is None:
+                self._out_for(samples_per_block(align))
             self._src = self._block_in[i]
             self._send = self._block_out[i]
             self._per_block = samples_per_block(align)
         else:
+            if bits == 8 and self._palette is None:
+                self._make_palette()
             self._src = self._pcm_in
             self._send = self._pcm_out
         return True
@@ -225,6 +255,7 @@ class I2SPlayer:
     def _on_sent(self, _):
         # Called (scheduled, not in a hard IRQ) when the I2S has taken the last buffer.
         self._in_flight = False
+        self._retired = None
         if self._busy:
             self._feed()
 

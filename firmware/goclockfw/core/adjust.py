@@ -7,6 +7,7 @@ their ranges, and main time is never set to 0 where that would lose at once. Val
 integer ms and counts; anything else is refused, so nothing here can become a long int.
 """
 
+from goclockfw.core.gameclock import ClockError
 from goclockfw.core.timecontrol import (
     BYOYOMI,
     CANADIAN,
@@ -20,10 +21,6 @@ from goclockfw.core.timecontrol import (
     UNTIMED,
     hold_excess,
 )
-
-
-class ClockError(ValueError):
-    """An arbiter action the clock refuses in its current state."""
 
 
 def _duration(ms):

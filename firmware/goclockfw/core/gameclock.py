@@ -30,8 +30,6 @@ byoyomi, overtime, period, penalty (value: the side's points so far), timeout,
 forfeit, ruling, late, arrive.
 """
 
-from goclockfw.core.adjust import ClockError as ClockError  # the core's API: gameclock.ClockError
-from goclockfw.core.adjust import set_side_time
 from goclockfw.core.callplan import profile as _call_profile
 from goclockfw.core.deadlines import ALL_FIRED, BLOCK_END, CALL, LATE, MAIN_END, PERIOD_END, Planner
 from goclockfw.core.sidetime import SideTime
@@ -70,6 +68,10 @@ IDLE = "idle"
 RUNNING = "running"
 PAUSED = "paused"
 ENDED = "ended"
+
+
+class ClockError(ValueError):
+    """An arbiter action the clock refuses in its current state."""
 
 
 class GameClock:
@@ -339,6 +341,10 @@ class GameClock:
         """
         if self.state not in (PAUSED, IDLE):
             raise ClockError("time can only be set while the clocks are paused")
+        # Rare (an arbiter's adjustment, or one replayed at boot): imported here, and let
+        # go by the caller (goclockfw/modules.py).
+        from goclockfw.core.adjust import set_side_time
+
         set_side_time(self, side, main_ms, periods, period_ms, moves)
         self._emit("adjust", side, self._seg_start if now is None else now, None)
 

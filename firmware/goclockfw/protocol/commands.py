@@ -25,7 +25,7 @@ nothing; the protocol replies `{"ok": false, "error": msg}` (for `late` and `arr
                                     period_ms or moves/period_ms ...), with "absent": true
                                     while the side is marked late
   commands.get_config(), commands.set_config(cfg)
-                                    cfg complete, already checked (configstore.
+                                    cfg complete, already checked (configcheck.
                                     validate_config); refused while a clock runs
   commands.get_presets(), commands.set_presets(presets)
                                     presets already checked (validate_presets)
@@ -81,7 +81,8 @@ from goclockfw.jsontext import (
     render,
     scan_flat,
 )
-from goclockfw.protocol import shapes, strictjson
+from goclockfw.modules import CONFIG, release
+from goclockfw.protocol import strictjson
 from goclockfw.protocol.jsonstring import NAMES, NAMES_TABLE, know
 from goclockfw.protocol.lineread import OVERLONG, OVERLONG_LINE, LineReader
 from goclockfw.protocol.reqargs import (
@@ -93,8 +94,6 @@ from goclockfw.protocol.reqargs import (
     want_seconds,
     want_side,
 )
-from goclockfw.storage.configstore import validate_config, validate_presets
-from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 
 # 2: presets are numbered from 1 in `reset`; `late` and `arrive`; requests are strict JSON.
 # 3: the config's `network` and `game_info`; `assign`, `time.sync`, `result`, `arbiter.ack`.
@@ -370,27 +369,44 @@ class Protocol:
     def _status(self, req):
         return _STATUS
 
+    # The config's commands import their checks here and let them go after
+    # (goclockfw/modules.py): a running clock holds none of them.
     def _config_get(self, req):
-        return {"config": self.commands.get_config()}
+        try:
+            return {"config": self.commands.get_config()}
+        finally:
+            release(CONFIG)
 
     def _config_set(self, req):
-        new = want_object(req, "config")
-        shapes.check_config(new)
-        merged = dict(self.commands.get_config())
-        for k in new:
-            merged[k] = new[k]
-        cfg = validate_config(self.commands.with_secrets(merged))
-        self.commands.set_config(cfg)
-        return {"config": self.commands.get_config()}
+        from goclockfw.protocol import shapes
+        from goclockfw.storage.configcheck import validate_config
+
+        try:
+            new = want_object(req, "config")
+            shapes.check_config(new)
+            merged = dict(self.commands.get_config())
+            for k in new:
+                merged[k] = new[k]
+            cfg = validate_config(self.commands.with_secrets(merged))
+            self.commands.set_config(cfg)
+            return {"config": self.commands.get_config()}
+        finally:
+            release(CONFIG)
 
     def _presets_get(self, req):
         return {"presets": self.commands.get_presets()}
 
     def _presets_set(self, req):
-        shapes.check_presets(req.get("presets"))
-        presets = validate_presets(req.get("presets"))
-        self.commands.set_presets(presets)
-        return {"presets": self.commands.get_presets()}
+        from goclockfw.protocol import shapes
+        from goclockfw.storage.configcheck import validate_presets
+
+        try:
+            shapes.check_presets(req.get("presets"))
+            presets = validate_presets(req.get("presets"))
+            self.commands.set_presets(presets)
+            return {"presets": self.commands.get_presets()}
+        finally:
+            release(CONFIG)
 
     def _logs_list(self, req):
         return {"logs": self.commands.logs.list()}
@@ -428,7 +444,10 @@ class Protocol:
         moves = want_int(req, "moves", 0, 1000)
         if main_ms is None and period_ms is None and periods is None and moves is None:
             raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
-        self.commands.time_set(side, main_ms, periods, period_ms, moves)
+        try:
+            self.commands.time_set(side, main_ms, periods, period_ms, moves)
+        finally:
+            release(("goclockfw.core.adjust",))  # imported by the clock's adjust
         return dict(self.commands.status()[SIDE_NAMES[side]])
 
     def _pause(self, req):
@@ -477,17 +496,22 @@ class Protocol:
         return {"accepted": True, "charged_ms": charged_ms, "late_ms": late_ms}
 
     def _assign(self, req):
-        info = {}
-        for k in INFO_KEYS:
-            if k in req:
-                info[k] = req[k]
+        from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
+
         try:
-            info = game_info_field("game_info", info)
-        except ValueError as e:  # "game_info.round: ..." -> "'round': ..."
-            field, _, why = str(e)[len("game_info.") :].partition(":")
-            raise RequestError("'%s':%s" % (field, why)) from None
-        self.commands.assign(info)
-        return {"game_info": info}
+            info = {}
+            for k in INFO_KEYS:
+                if k in req:
+                    info[k] = req[k]
+            try:
+                info = game_info_field("game_info", info)
+            except ValueError as e:  # "game_info.round: ..." -> "'round': ..."
+                field, _, why = str(e)[len("game_info.") :].partition(":")
+                raise RequestError("'%s':%s" % (field, why)) from None
+            self.commands.assign(info)
+            return {"game_info": info}
+        finally:
+            release(CONFIG)
 
     def _time_sync(self, req):
         utc = req.get("utc")

@@ -1,6 +1,6 @@
 """The JSON type of every field of `config.set` and `presets.set`, checked before anything reads it.
 
-The validators behind these commands (storage/configstore.py, core/timecontrol.py) judge
+The validators behind these commands (storage/configcheck.py, core/timecontrol.py) judge
 values and ranges with messages of their own, but they were written for a config the clock
 stored itself: handed a list where a name belongs they can fail with a TypeError (a list
 cannot be looked up in a table of time-control types), which the protocol would report as

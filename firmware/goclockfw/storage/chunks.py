@@ -29,11 +29,12 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
-from goclockfw.bytesops import copy, slices
+from goclockfw.bytesops import copy, fill, slices
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"
 MAGIC = b"GCJ1 "
+NAME_LEN = 16  # hex digits of a chunk's nonce, its file name
 HEADER_LEN = 22  # b"GCJ1 " + 16 hex digits + b"\n"
 PAGE = 256
 _BLANK = b"\xff" * PAGE  # an erased page: programming it changes nothing
@@ -76,7 +77,9 @@ class ChunkPool:
         self.dir = dirname
         self.block_size = bdev.ioctl(5, 0) or 4096
         self.nblocks = bdev.ioctl(4, 0)
-        self.names = []  # each chunk's nonce (its file name)
+        # Each chunk's nonce (its file name), NAME_LEN hex digits after another's: 16 bytes a
+        # chunk, where a str each held 48 (a full Pico's ~180 chunks: 2.9 KB against 8.6).
+        self._names = bytearray()
         self.blocks = []  # its block on the device; -1 when not found (broken)
         self.erases = 0  # raw erases and chunk creations (each erases a block)
         self.programs = 0  # page programs
@@ -92,6 +95,24 @@ class ChunkPool:
 
     # ----- the pool --------------------------------------------------------------
 
+    def name(self, i):
+        """Chunk `i`'s nonce, its file name (a new str)."""
+        return bytes(self._names[NAME_LEN * i : NAME_LEN * (i + 1)]).decode()
+
+    @property
+    def names(self):
+        """Every chunk's name, in index order (a new list: for tests and tools)."""
+        return [self.name(i) for i in range(len(self))]
+
+    def _has(self, name):
+        b = name.encode()
+        i = self._names.find(b)
+        while i >= 0:
+            if i % NAME_LEN == 0:
+                return True
+            i = self._names.find(b, i + 1)
+        return False
+
     def scan(self):
         """Find every chunk's block: read the first bytes of each block of the device."""
         try:
@@ -99,15 +120,19 @@ class ChunkPool:
         except OSError:
             self.fs.mkdir(self.dir)
             names = []
-        self.names = sorted(n for n in names if _valid_name(n))
-        self.blocks = [-1] * len(self.names)
-        self._locate(range(len(self.names)))
+        names = sorted(n for n in names if _valid_name(n))
+        self._names = bytearray(NAME_LEN * len(names))
+        for i, n in enumerate(names):
+            self._names[NAME_LEN * i : NAME_LEN * (i + 1)] = n.encode()
+        names = None
+        self.blocks = [-1] * len(self)
+        self._locate(range(len(self)))
 
     def _locate(self, which):
         """Find the blocks of chunks `which`; returns how many blocks matched in all."""
         wanted = {}
         for i in which:
-            wanted[MAGIC + self.names[i].encode() + b"\n"] = i
+            wanted[MAGIC + self.name(i).encode() + b"\n"] = i
         if not wanted:
             return 0
         head = self._head
@@ -122,7 +147,7 @@ class ChunkPool:
         return found
 
     def __len__(self):
-        return len(self.names)
+        return len(self._names) // NAME_LEN
 
     def create(self):
         """A new chunk (an erase, and a file-system commit): only at a quiet moment.
@@ -136,7 +161,7 @@ class ChunkPool:
         for _ in range(CREATE_TRIES):
             self._made += 1
             name = _nonce(self._made)
-            if name in self.names:
+            if self._has(name):
                 continue
             i = self._create(name)
             if i is not None:
@@ -148,7 +173,7 @@ class ChunkPool:
         page = self._page
         try:
             with self.fs.open(path, "wb") as f:
-                self._header_page(name)
+                self._header_page(name.encode(), 0)
                 self._write_all(f, page)
                 page[0:PAGE] = _BLANK
                 for _ in range(self.block_size // PAGE - 1):
@@ -162,9 +187,9 @@ class ChunkPool:
         finally:
             self._pages[_TWO] = _BLANK2  # blank again, as `program` wants it
         self.erases += 1
-        self.names.append(name)
+        self._names.extend(name.encode())
         self.blocks.append(-1)
-        i = len(self.names) - 1
+        i = len(self) - 1
         found = self._locate((i,))
         if found == 1:
             return i
@@ -178,24 +203,27 @@ class ChunkPool:
         if n is not None and n != len(buf):
             raise OSError(ENOSPC)
 
-    def _header_page(self, name):
+    def _header_page(self, name, at):
+        """The page buffer: an erased page with the header of the name at `name[at:]`."""
         page = self._page
-        page[0:PAGE] = _BLANK
-        page[0:HEADER_LEN] = MAGIC + name.encode() + b"\n"
+        fill(page, 0, PAGE, 0xFF)
+        copy(page, 0, MAGIC, 0, len(MAGIC))
+        copy(page, len(MAGIC), name, at, NAME_LEN)
+        page[HEADER_LEN - 1] = 10  # "\n"
 
     def remove(self, i):
         """Delete chunk `i` from the file system (a commit: quiet moments only).
 
-        The shorter lists are made before the file goes, so that a MemoryError leaves the
+        The shorter tables are made before the file goes, so that a MemoryError leaves the
         pool as it was (the file perhaps gone: the chunk is then broken, and dropped again)."""
-        path = self.dir + "/" + self.names[i]
-        names = self.names[:i] + self.names[i + 1 :]
+        path = self.dir + "/" + self.name(i)
+        names = self._names[: NAME_LEN * i] + self._names[NAME_LEN * (i + 1) :]
         blocks = self.blocks[:i] + self.blocks[i + 1 :]
         try:
             self.fs.remove(path)
         except OSError:
             pass
-        self.names = names
+        self._names = names
         self.blocks = blocks
 
     # ----- one chunk ----------------------------------------------------------------
@@ -203,8 +231,8 @@ class ChunkPool:
     def erase(self, i):
         """Erase chunk `i` back to its bare header (an erase: quiet moments only)."""
         block = self.blocks[i]
-        self._header_page(self.names[i])  # before the erase: a MemoryError in it (it allocates)
-        # after the erase would leave the block without its header
+        # The header made ready before the erase: what may fail before what cannot be undone.
+        self._header_page(self._names, NAME_LEN * i)
         self.bdev.ioctl(6, block)
         self.erases += 1
         try:

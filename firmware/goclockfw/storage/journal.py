@@ -189,7 +189,13 @@ class Journal:
         self._marks = 0  # marks written since the last record (a mark line is open)
         self.lines = LineBuilder()  # where each record is written (Records writes clock events)
         self._dot = b"."
-        self._scans = {}  # game id -> GameScan of finished games
+        # Finished games as logs.list shows them: game id -> (size, records), 16 B a game
+        # where a GameScan kept ~250 (a clock with a hundred games held 25 KB after a
+        # logs.list). A game's entry is dropped whenever its parts change; the full scan of
+        # the game read last is kept too (`_last_scan`, while its entry stands): a pull
+        # reads one game, a part at a time.
+        self._scans = {}
+        self._last_scan = None
         self._seq = 0
         self._stuck = -1  # spares count at which work() last found nothing to do
         self._stuck_running = False  # ... and whether a clock ran then (what it may do)
@@ -259,7 +265,9 @@ class Journal:
     def scan(self, gid, visit=None):
         """A GameScan of game `gid`; `visit(record)` is called with each good record."""
         if visit is None and gid in self._scans and gid != self.current:
-            return self._scans[gid]
+            last = self._last_scan
+            if last is not None and last.gid == gid:
+                return last
         scan = GameScan(gid)
         parts = self.games.get(gid, {})
         buf = bytearray(self.block_size)
@@ -275,7 +283,8 @@ class Journal:
             scan.parts.append((i, end))
             scan.size += end - DATA_AT
         if gid != self.current:
-            self._scans[gid] = scan
+            self._scans[gid] = (scan.size, scan.records)
+            self._last_scan = scan
         return scan
 
     def _scan_part(self, buf, view, scan, visit):
@@ -775,8 +784,9 @@ class Journal:
                     continue  # set up, not started: no log yet
                 size, records = self._served(), self._records
             else:
-                scan = self.scan(gid)
-                size, records = scan.size, scan.records
+                if gid not in self._scans:
+                    self.scan(gid)
+                size, records = self._scans[gid]
             out.append({"game": gid, "size": size, "records": records})
         return out
 

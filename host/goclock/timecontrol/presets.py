@@ -1,6 +1,6 @@
 """Presets: named time controls. Built-in ones for common events, plus the user's own.
 
-The built-ins are the clock's factory presets (firmware/goclockfw/storage/configstore.py),
+The built-ins are the clock's factory presets (firmware/goclockfw/storage/configcheck.py),
 read from the firmware package: the host and the clock can never disagree about them.
 
 The user's presets live in `$GOCLOCK_HOME/presets.json` (default `~/.config/goclock`), as a
@@ -11,7 +11,7 @@ by a referee without a PC; `goclock presets push` sends them.
 import json
 import os
 
-from goclockfw.storage.configstore import default_presets
+from goclockfw.storage.configcheck import default_presets
 
 from ..errors import GoclockError
 from . import notation
@@ -19,7 +19,7 @@ from . import notation
 MAX_ON_CLOCK = 10
 
 # What each built-in is for. The built-ins themselves are the clock's factory presets
-# (goclockfw/storage/configstore.py): one list, kept with the firmware.
+# (goclockfw/storage/configcheck.py): one list, kept with the firmware.
 ABOUT = {
     "cn-national": "Chinese national events: 2 h limit, 5 reserved minutes",
     "cn-local": "Chinese local events: 1 h limit, 1 reserved minute",
