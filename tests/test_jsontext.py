@@ -17,7 +17,7 @@ from array import array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goclockfw import jsontext
+from goclockfw import jsontext, jsontext_py
 from goclockfw.core import gameclock
 from goclockfw.core.timecontrol import parse
 from goclockfw.events import EventWriter
@@ -157,7 +157,7 @@ def test_edges():
 DRIVER = """
 import sys, json
 from array import array
-from goclockfw import jsontext
+from goclockfw import jsontext, jsontext_py
 out = array("i", [0] * 7 * 16)
 table = bytes.fromhex(sys.argv[2])
 for line in open(sys.argv[1]):
@@ -180,16 +180,16 @@ def plain_results(texts):
     out = array("i", [0] * 7 * 16)
     lines = []
     for text in texts:
-        k = jsontext._scan_flat_py(text, len(text), out, TABLE)
+        k = jsontext_py.scan_flat(text, len(text), out, TABLE)
         lines.append([k, list(out[: 7 * k]) if k > 0 else []])
     buf = bytearray(64)
     for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
-        e = jsontext._put_int_py(buf, 3, v)
+        e = jsontext_py.put_int(buf, 3, v)
         lines.append(bytes(buf[3:e]).decode())
-    e = jsontext._put_hex32_py(buf, 0, b"\x0f\xa0\x00\xff")
+    e = jsontext_py.put_hex32(buf, 0, b"\x0f\xa0\x00\xff")
     lines.append(bytes(buf[:e]).decode())
     tpl = b'{"a":\x01,"b":\x02,"c":\x03,"d":\x01,"e":\x02}'
-    e = jsontext._render_py(buf, 1, tpl, len(tpl), [-12, 1, 0, 0], [b'"x"'])
+    e = jsontext_py.render(buf, 1, tpl, len(tpl), [-12, 1, 0, 0], [b'"x"'])
     lines.append(bytes(buf[1:e]).decode())
     return lines
 

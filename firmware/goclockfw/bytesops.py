@@ -25,34 +25,11 @@ on the heap, ~350 bytes a record. Kept in 4 bytes and computed by viper code wit
 words, it never becomes a Python int at all.
 """
 
-import binascii
-
 try:
     import micropython
 except ImportError:  # CPython
     micropython = None
-# (The viper versions are in bytesops_viper.py, imported at the end.)
-
-
-def _copy_py(dst, at, src, start, n):
-    dst[at : at + n] = src[start : start + n]
-
-
-def _fill_py(dst, at, n, value):
-    dst[at : at + n] = bytes((value,)) * n
-
-
-def _seal_py(buf, n, prev, out):
-    _crc32_py(buf, n, prev, out)
-    c = out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24
-    tail = b',"c":"%08x"}\n' % c
-    buf[n - 1 : n - 1 + len(tail)] = tail
-    return n - 1 + len(tail)
-
-
-def _crc32_py(data, n, prev, out):
-    c = binascii.crc32(bytes(data[:n]), int.from_bytes(bytes(prev[:4]), "little"))
-    out[0:4] = (c & 0xFFFFFFFF).to_bytes(4, "little")
+# (The viper versions are in bytesops_viper.py, the plain ones in bytesops_py.py.)
 
 
 class _Slices:
@@ -63,25 +40,6 @@ class _Slices:
 # `slices[a:b]` is the slice object a:b, made once at import: `buf[s] = ...` with it
 # builds no slice object on the heap (MicroPython 1.25 builds one for every `buf[a:b]`).
 slices = _Slices()
-
-
-def _plain_py(data, i, j):
-    for k in range(i, j):
-        c = data[k]
-        if c < 0x20 or c >= 0x80 or c == 0x5C:
-            return 0
-    return 1
-
-
-def _hash_py(data, i, j):
-    h = 0
-    for k in range(i, j):
-        h = (h * 31 + data[k]) & 0xFFFFFF
-    return h
-
-
-def _same_py(data, i, word, n):
-    return 1 if bytes(data[i : i + n]) == bytes(word[:n]) else 0
 
 
 def int_to4(c, out):
@@ -95,23 +53,22 @@ def int_from4(buf):
     return buf[0] | (buf[1] << 8) | (buf[2] << 16) | (buf[3] << 24)
 
 
-copy = _copy_py
-fill = _fill_py
-crc32 = _crc32_py
-seal = _seal_py
-plain = _plain_py
-hash_of = _hash_py
-same = _same_py
+# The chips' viper versions; plain Python where there is no native code (CPython, the
+# browser's webassembly port). Only one of the two modules is ever imported.
+_impl = None
 if micropython is not None:
     try:
-        from goclockfw import bytesops_viper as _v
+        from goclockfw import bytesops_viper as _impl
+    except SyntaxError:
+        _impl = None
+if _impl is None:
+    from goclockfw import bytesops_py as _impl
 
-        copy = _v.copy
-        fill = _v.fill
-        crc32 = _v.crc32
-        seal = _v.seal
-        plain = _v.plain
-        hash_of = _v.hash_of
-        same = _v.same
-    except SyntaxError:  # a port built without native code (webassembly): plain Python
-        pass
+copy = _impl.copy
+fill = _impl.fill
+crc32 = _impl.crc32
+seal = _impl.seal
+plain = _impl.plain
+hash_of = _impl.hash_of
+same = _impl.same
+_impl = None

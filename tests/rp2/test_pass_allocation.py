@@ -105,7 +105,14 @@ def test_a_pass_of_a_running_clock_allocates_nothing(pico):
     assert j["wants_work"] and j["spares"] >= SPARES_RUNNING, j
     assert s.request("press", side="white")["accepted"] is True  # Black's clock runs
     assert s.request("press", side="black")["accepted"] is True
-    s.run_for(1.0)
+    # The next call's clip is made ready at the first quiet pass after the reset's clip
+    # has played (app/session.py `calls_ready`): a clip opened, a path made, once per
+    # call and not in every pass. The windows measure the passes after it.
+    for _ in range(20):
+        s.run_for(0.5)
+        if journal(s)["calls_ready"]:
+            break
+    assert journal(s)["calls_ready"]
     programs, _ = check_state(pico, "clock running")
     assert programs > 0  # progress marks were written under the lock
     assert s.request("status")["state"] == "running"

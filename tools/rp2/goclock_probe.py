@@ -272,7 +272,8 @@ _session = [None]  # the session the serial protocol serves (for `journal`)
 
 def _journal():
     """What the quiet-time storage work sees: erased chunks ready, chunks to erase, the
-    chunks in all, the file system's free bytes, and whether it wants work now."""
+    chunks in all, the file system's free bytes, and whether it wants work now; and whether
+    the next call's table and clip are made ready (app/session.py `calls_ready`)."""
     s = _session[0]
     if s is None:
         return None
@@ -285,6 +286,7 @@ def _journal():
         "fs_free": s.fs.free(),
         "wants_work": j.wants_work(running),
         "current": j.current,
+        "calls_ready": s.calls_ready(),
     }
 
 

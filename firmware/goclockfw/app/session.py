@@ -83,7 +83,7 @@ class Session:
         self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
         self.hall = None  # the network's publisher (net/hall.py), when configured
         self._prepared_plan = -1  # clock.planned and announcer.said when the next deadline's
-        self._prepared_said = -1  # table and clip were last made ready (_periodic)
+        self._prepared_said = -1  # table and clip were last made ready (step)
         self.calling = None  # game time a player called the arbiter, while nobody answered
         self.calling_utc = None
         self.called_by = None  # who answered the last call
@@ -352,9 +352,14 @@ class Session:
             # call's clip made ready, so that their deadlines only take them (both at once
             # when they already are: clock.prepare, announcer.prepare). Once per deadline
             # planned and clip played: asked again only when either changed.
-            if not c.prepare() and a.prepare(c.next_phrase()):
+            # Marked before it is tried: a preparation that fails (a clip that cannot be
+            # opened, no heap for it) is not tried again every pass; the call then starts
+            # the slow way. Only "something plays" asks again at the next quiet pass.
+            if not c.prepare():
                 self._prepared_plan = c.planned
                 self._prepared_said = a.said
+                if not a.prepare(c.next_phrase()):
+                    self._prepared_said = -1
         if self.protocol.watching and (
             self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
         ):
@@ -363,6 +368,15 @@ class Session:
         h = self.hall
         if h is not None:
             h.step(now)  # last: what this pass changed goes out in it
+
+    def calls_ready(self):
+        """True when the next deadline's call table and clip were made ready (or tried):
+        the quiet-time preparation has nothing left to do until a deadline is planned or
+        a call said."""
+        c = self.clock
+        return c.state != RUNNING or (
+            c.planned == self._prepared_plan and self.announcer.said == self._prepared_said
+        )
 
     def _catch_up(self, now):
         # The clock runs up to now, but never past an edge still waiting for
