@@ -25,10 +25,8 @@ on the heap, ~350 bytes a record. Kept in 4 bytes and computed by viper code wit
 words, it never becomes a Python int at all.
 """
 
-try:
-    import micropython
-except ImportError:  # CPython
-    micropython = None
+from goclockfw.native import pick
+
 # (The viper versions are in bytesops_viper.py, the plain ones in bytesops_py.py.)
 
 
@@ -53,16 +51,7 @@ def int_from4(buf):
     return buf[0] | (buf[1] << 8) | (buf[2] << 16) | (buf[3] << 24)
 
 
-# The chips' viper versions; plain Python where there is no native code (CPython, the
-# browser's webassembly port). Only one of the two modules is ever imported.
-_impl = None
-if micropython is not None:
-    try:
-        from goclockfw import bytesops_viper as _impl
-    except SyntaxError:
-        _impl = None
-if _impl is None:
-    from goclockfw import bytesops_py as _impl
+_impl = pick("bytesops")  # goclockfw/native.py: viper code, or plain Python
 
 copy = _impl.copy
 fill = _impl.fill

@@ -32,10 +32,7 @@ wrong. The caller makes the dict (protocol/commands.py).
 The buffers must have room: the callers size them for the longest line they write.
 """
 
-try:
-    import micropython
-except ImportError:  # CPython
-    micropython = None
+from goclockfw.native import pick
 
 INT = 1  # template markers (bytes JSON text never holds raw: control characters)
 BOOL = 2
@@ -55,16 +52,7 @@ VALUE = 4  # a string's start, an integer's value
 END = 5  # a string's end
 NAME = 6  # a string's name index
 
-# The chips' viper versions; plain Python where there is no native code (CPython, the
-# browser's webassembly port). Only one of the two modules is ever imported.
-_impl = None
-if micropython is not None:
-    try:
-        from goclockfw import jsontext_viper as _impl
-    except SyntaxError:
-        _impl = None
-if _impl is None:
-    from goclockfw import jsontext_py as _impl
+_impl = pick("jsontext")  # goclockfw/native.py: viper code, or plain Python
 
 put_int = _impl.put_int
 put_hex32 = _impl.put_hex32
