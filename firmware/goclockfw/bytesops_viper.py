@@ -89,6 +89,8 @@ def seal(buf: ptr8, n: int, prev, out) -> int:  # noqa: F821
     buf[n + 4] = 58  # :
     buf[n + 5] = 34
     n += 6
+    # The digits as jsontext_viper.put_hex32 writes them, written here: a call from viper
+    # code to another function is a full Python call (~20 us on the RP2040), in every record.
     k = 3
     while k >= 0:
         c = o[k]
