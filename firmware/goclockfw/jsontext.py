@@ -3,8 +3,8 @@
 A press on an RP2040 has about 3 ms of CPU for everything it does; in bytecode a decimal
 integer written digit by digit costs ~0.2 ms, a request read byte by byte ~2 ms. So the
 byte work is done here, on buffers allocated once, by viper code (jsontext_viper.py) on
-the chips and by the plain versions below on CPython and in the browser's MicroPython:
-the same results, tested on both.
+the chips and by plain Python (jsontext_py.py) on CPython and in the browser's
+MicroPython, picked by goclockfw/native.py: the same results, tested on both.
 
     put_int(buf, at, v) -> end          v in decimal at buf[at:]; the index after it
     put_hex32(buf, at, src) -> end      src[0:4] (a little-endian 32-bit value) as 8

@@ -72,12 +72,20 @@ def window(s, mode):
     return w, r["lock_trace"]
 
 
+def flash_window(pico, mode):
+    """`window`, with the page programs and erases made in it: (figures, trace, erases,
+    programs)."""
+    p, s = pico
+    f0 = p.flash.snapshot()
+    w, trace = window(s, mode)
+    f1 = p.flash.snapshot()
+    return w, trace, f1["erases"] - f0["erases"], f1["programs"] - f0["programs"]
+
+
 def check_state(pico, label):
     """Both windows; the page programs and erases made in the locked one."""
     p, s = pico
-    f0 = p.flash.snapshot()
-    locked, trace = window(s, "lock")
-    f1 = p.flash.snapshot()
+    locked, trace, erases, programs = flash_window(pico, "lock")
     alloc, _ = window(s, "alloc")
     figure(
         "loop passes, %s: under heap_lock, MemoryErrors" % label,
@@ -90,7 +98,7 @@ def check_state(pico, label):
     assert locked["passes"] >= 3 and alloc["passes"] >= 3, (locked, alloc)
     assert locked["errors"] == 0, (locked, trace)
     assert alloc["alloc"] == 0, alloc
-    return f1["programs"] - f0["programs"], f1["erases"] - f0["erases"]
+    return programs, erases
 
 
 def test_a_pass_of_a_running_clock_allocates_nothing(pico):
@@ -140,9 +148,7 @@ def test_a_resets_chunk_preparation_is_done_once_at_quiet_moments(pico):
     s.run_for(0.3)  # the reset's clip opened (the preparation waits for its end)
     j = journal(s)
     assert j["wants_work"], j  # its chunks are to be prepared
-    f0 = p.flash.snapshot()
-    alloc, _ = window(s, "alloc")  # unlocked: the preparation, from its first step
-    f1 = p.flash.snapshot()
+    alloc, _, erases, programs = flash_window(pico, "alloc")  # unlocked: from its first step
     j = journal(s)
     games = s.request("logs.list")["logs"]
     figure(
@@ -151,13 +157,13 @@ def test_a_resets_chunk_preparation_is_done_once_at_quiet_moments(pico):
         % (
             alloc["alloc"],
             alloc["passes"],
-            f1["erases"] - f0["erases"],
-            f1["programs"] - f0["programs"],
+            erases,
+            programs,
             j["spares"],
             len(games),
         ),
     )
-    assert f1["erases"] > f0["erases"]  # it was done in the window,
+    assert erases > 0  # it was done in the window,
     assert not j["wants_work"], j  # and it is over: nothing more until the next game
     assert not s.noise, s.noise
 
@@ -168,25 +174,18 @@ def test_a_preparation_under_the_heap_lock_never_fails_every_pass(pico):
     assert s.request("pause")["state"] == "paused"
     s.request("reset")  # and ends: its chunks are made ready again
     assert journal(s)["wants_work"]
-    f0 = p.flash.snapshot()
-    locked, trace = window(s, "lock")
-    f1 = p.flash.snapshot()
+    locked, trace, erases, programs = flash_window(pico, "lock")
     figure(
         "a reset's chunk preparation under heap_lock, MemoryErrors",
         "%d of %d passes (%d erases, %d page programs)"
-        % (
-            locked["errors"],
-            locked["passes"],
-            f1["erases"] - f0["erases"],
-            f1["programs"] - f0["programs"],
-        ),
+        % (locked["errors"], locked["passes"], erases, programs),
     )
     # The preparation ran in the window (its erases and programs), and whichever of its
     # steps allocate (a chunk file created through littlefs; which ones fall in the window
     # depends on the flash's state) failed at most at the first quiet moment, then 1 s
     # later, then 2 s after that: never every pass (before the back-off: 34 of 91). Steps
     # that allocate nothing (an erase of a used chunk) go through under the lock.
-    assert f1["erases"] + f1["programs"] > f0["erases"] + f0["programs"]
+    assert erases + programs > 0
     assert locked["errors"] <= 3 and locked["passes"] > 3 * locked["errors"], locked
     if locked["errors"]:
         assert trace is not None and "journal.py" in trace, trace

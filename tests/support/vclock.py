@@ -20,7 +20,7 @@ import json
 import threading
 
 from goclockfw.app.loop import Loop
-from goclockfw.board.base import Board
+from goclockfw.board.base import Board, take_pending
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from support.sessions import make_session
 
@@ -64,10 +64,7 @@ class VirtualBoard(Board):
             return 0
         if not self._pending:
             self._pending.extend(self.reader() or b"")
-        n = min(len(buf), len(self._pending))  # a pass takes what the line's buffer holds
-        buf[0:n] = self._pending[:n]
-        del self._pending[:n]
-        return n
+        return take_pending(self._pending, buf)  # a pass takes what the line's buffer holds
 
     def serial_send(self, buf, start, n):
         return self.writer(bytes(buf[start : start + n]))

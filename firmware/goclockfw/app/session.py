@@ -379,8 +379,9 @@ class Session:
         )
 
     def _catch_up(self, now):
-        # The clock runs up to now, but never past an edge still waiting for
-        # confirmation: a press made just before a deadline is charged before it.
+        # Before a host's request (app/hostline.py): the clock run up to now, but never past
+        # an edge still waiting for confirmation. `step` does the same inline (a call less
+        # in every pass), asking `advance` only once the deadline is reached.
         limit = self.deb.hold(now)
         if ticks_diff(limit, self.now) > 0:
             self.now = limit

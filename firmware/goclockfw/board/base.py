@@ -86,6 +86,17 @@ def write_part(stream, buf, start, n):
         return stream.write(memoryview(buf)[start : start + n])
 
 
+def take_pending(pending, buf):
+    """Move up to len(buf) bytes from the front of the bytearray `pending` into `buf`; the
+    count (`read_serial` of a board whose line's bytes arrive into a bytearray: the
+    desktop's models, the browser's page, the tests)."""
+    n = min(len(buf), len(pending))
+    if n:
+        buf[0:n] = pending[:n]
+        pending[:n] = b""  # (MicroPython's bytearray has no `del` of a slice)
+    return n
+
+
 class Board:
     family = "base"
     name = "board"

@@ -23,7 +23,7 @@ What the loop shows or says comes out as the desktop board's console objects ({"
 import gc
 
 from goclockfw.app.buttons import CHANNEL_NAMES
-from goclockfw.board.base import Board
+from goclockfw.board.base import Board, take_pending
 from goclockfw.browser.flash import BrowserFS, ChunkFiles
 from goclockfw.browser.oled import Oled
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
@@ -117,13 +117,7 @@ class BrowserBoard(Board):
         self._rx.extend(data)
 
     def read_serial(self, buf):
-        n = len(self._rx)
-        if n > len(buf):
-            n = len(buf)
-        if n:
-            buf[0:n] = self._rx[:n]
-            self._rx = self._rx[n:]
-        return n
+        return take_pending(self._rx, buf)
 
     def serial_send(self, buf, start, n):
         room = TX_ROOM - len(self._tx)

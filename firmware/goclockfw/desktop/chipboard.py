@@ -10,7 +10,7 @@ from a host come from `reader`, a callable returning bytes or None.
 """
 
 from goclockfw.app.buttons import DEBOUNCE_MS
-from goclockfw.board.base import USB_SERIAL_RING, Board
+from goclockfw.board.base import USB_SERIAL_RING, Board, take_pending
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
@@ -93,10 +93,7 @@ class ChipBoard(Board):
     def read_serial(self, buf):
         if not self._pending:
             self._pending.extend(self.reader() or b"")
-        n = min(len(buf), len(self._pending))  # a pass takes what the line's buffer holds
-        buf[0:n] = self._pending[:n]
-        del self._pending[:n]
-        return n
+        return take_pending(self._pending, buf)  # a pass takes what the line's buffer holds
 
     def serial_send(self, buf, start, total):
         m = self.model
