@@ -4,6 +4,8 @@ Buttons are driven by "!down"/"!up" at exact virtual ticks; results are read
 over the real pty serial line (status, logs) and from the console (calls).
 """
 
+import os
+
 from goclockfw.storage.logline import verify_bytes
 from support.firmware import boot, flash_file, log_bytes, notices, said, set_tc, status, tap
 
@@ -215,16 +217,27 @@ def test_damaged_config_falls_back_to_defaults_and_says_so(tmp_path):
         fw.stop()
 
 
+def _write_battery(path, mv):
+    """Replace the battery file in one step: the clock may read it at any moment."""
+    tmp = path.with_suffix(".new")
+    tmp.write_text(str(mv))
+    os.replace(tmp, path)
+
+
 def test_low_battery_is_said_once_and_logged(tmp_path):
     battery = tmp_path / "battery"
-    battery.write_text("3900")
+    _write_battery(battery, 3900)
     flash = tmp_path / "flash"
     fw = boot(flash, env={"GOCLOCK_BATTERY": str(battery)})
     try:
         fw.keys("l")
         out = fw.wait(30000)
         assert "battery_low" not in notices(out)
-        battery.write_text("3400")
+        battery.write_text("")  # a read that catches the file mid-write: not "no battery"
+        out = fw.wait(20000)
+        assert "battery_low" not in notices(out)
+        assert fw.request({"cmd": "info"})["battery_mv"] == 3900
+        _write_battery(battery, 3400)
         out = fw.wait(60000)
         assert notices(out).count("battery_low") == 1 and "电量低" in said(out)
         out = fw.wait(120000)

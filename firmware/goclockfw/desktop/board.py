@@ -89,6 +89,7 @@ class DesktopBoard(Board):
         self.virtual = os.getenv("GOCLOCK_VIRTUAL") == "1"
         self.view_on = os.getenv("GOCLOCK_VIEW") != "0"
         self._battery = os.getenv("GOCLOCK_BATTERY")
+        self._battery_mv = None  # the last good reading of that file
         self._now = _env_int("GOCLOCK_T0", 0) & TICKS_MAX
         self._t0_real = time.ticks_ms()
         self._target = None  # virtual time: the tick "!wait" runs to
@@ -347,13 +348,17 @@ class DesktopBoard(Board):
                 self.console({"led": on})
 
     def battery_mv(self):
+        """The file's voltage. None means "no battery wired" and stops the watch for
+        good, so a read that catches the file mid-write (empty, half a number) keeps
+        the last good reading instead."""
         if not self._battery:
             return None
         try:
             with open(self._battery) as f:
-                return int(f.read().strip())
+                self._battery_mv = int(f.read().strip())
         except (OSError, ValueError):
-            return None
+            pass
+        return self._battery_mv
 
     def ram_free(self):
         import gc
