@@ -189,3 +189,53 @@ def test_a_logs_list_keeps_little_of_each_game(micropython, tmp_path):
     # was kept before, 371 B a game here.
     per_game = (out[40]["held"] - out[10]["held"]) / 30
     assert per_game < 150, (per_game, out)
+
+
+# A game's first presses: their event line and record are rendered from templates the
+# reset made (events.py `prepare`), so the first press of each side allocates nothing for
+# them. The journal's writer renders under heap_lock; a writer that was not prepared is
+# the control (it must allocate its templates, or this check could not fail).
+FIRST_PRESSES = r"""
+import json
+
+import micropython
+
+from support.sessions import make_session
+from goclockfw.events import EventWriter
+
+s = make_session()
+s.commands.reset()
+clock = s.clock
+
+
+def render(w, tick):
+    out = []
+    for kind, side, value in (("start", 0, None), ("press", 0, 1000), ("press", 1, 500)):
+        failed = False
+        micropython.heap_lock()
+        try:
+            w.clock_event(clock, kind, side, tick, tick, value)
+        except MemoryError:
+            failed = True
+        micropython.heap_unlock()
+        out.append(kind + str(side) if failed else bytes(w.buf[: w.n]).decode())
+    return out
+
+
+print(json.dumps({"prepared": render(s.journal.lines, s.now), "control": render(EventWriter(), s.now)}))
+"""
+
+
+def test_a_game_s_first_presses_render_from_templates_the_reset_made(micropython, tmp_path):
+    from conftest import run_micropython
+
+    script = tmp_path / "first.py"
+    script.write_text(FIRST_PRESSES)
+    proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    assert out["control"] == ["start0", "press0", "press1"]  # unprepared: each one allocates
+    start, black, white = (json.loads(line) for line in out["prepared"])
+    assert start["event"] == "start" and black["event"] == white["event"] == "press"
+    assert black["side"] == "black" and black["used_ms"] == 1000
+    assert white["side"] == "white" and white["used_ms"] == 500

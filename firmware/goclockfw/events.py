@@ -225,48 +225,15 @@ class EventWriter:
         kind): a dict lookup finds the template, one viper call fills it in. A value that
         is not a small int or a string has no template (written field by field)."""
         if extra is None and not generic:
-            ints = self._ints
-            ints[0] = t
-            k = 1
-            if value is None:
-                shape = 0
-            elif type(value) is int and -0x3FFFFFFF <= value <= 0x3FFFFFFF:  # (not a bool)
-                ints[1] = value
-                k = 2
-                shape = 1
-            elif type(value) is str:
-                self._strs[0] = self.encoded(value)
-                shape = 2
-            else:
-                shape = -1
-            if shape >= 0:
-                if kind == "press":
-                    ints[k] = clock.moves_made
-                    k += 1
-                    shape |= clock.status_values(side, tick, ints, k) << 2
-                elif kind == "arrive":
-                    ints[k] = clock.last_late_ms
-                elif kind == "adjust" or kind == "block":  # (STATUS_KINDS' others)
-                    shape |= clock.status_values(side, tick, ints, k) << 2
-                if side is not None and 0 <= side <= 1:
-                    shape |= (side + 1) << 9
-                kid = self._kinds.get(kind)
-                if kid is None and len(self._kinds) < 63:
-                    kid = self._kinds[kind] = len(self._kinds) + 1
-                if kid is not None:
-                    key = (shape << 6) | kid
-                    tpl = self._tpl.get(key)
-                    if tpl is None:
-                        tpl = self._template(kind, side, shape)
-                        if len(self._tpl) < MAX_TEMPLATES:
-                            self._tpl[key] = tpl
-                    body = tpl[0]
-                    need = tpl[1] + len(self._strs[0]) if shape & 3 == 2 else tpl[1]
-                    if need > len(self.buf):  # (the longest line it can write)
-                        self.n = 0
-                        self._room(need)
-                    self.n = render(self.buf, 0, body, len(body), ints, self._strs)
-                    return
+            tpl = self._shaped(clock, kind, side, t, tick, value)
+            if tpl is not None:
+                body = tpl[0]
+                need = tpl[1] + len(self._strs[0]) if tpl[2] & 3 == 2 else tpl[1]
+                if need > len(self.buf):  # (the longest line it can write)
+                    self.n = 0
+                    self._room(need)
+                self.n = render(self.buf, 0, body, len(body), self._ints, self._strs)
+                return
         self.begin(kind, t, side)
         if value is not None:
             self.field(VALUE_FIELDS.get(kind, "value"), value)
@@ -280,6 +247,55 @@ class EventWriter:
             for k, v in extra:
                 self.field(k, v)
         self.end()
+
+    def prepare(self, clock, kind, side, tick, value=0):
+        """Make the template the event `kind` of `side` would have now (its value an int,
+        as a press's), ahead of it: a game's first presses then allocate nothing (a reset
+        calls this for both sides' start and press, at a moment that allocates anyway).
+        Nothing is written."""
+        self._shaped(clock, kind, side, 0, tick, value)
+
+    def _shaped(self, clock, kind, side, t, tick, value):
+        """The template (body, longest line, shape) of a clock event, its numbers put in
+        `_ints` (a string value in `_strs`); made and kept the first time its shape comes;
+        None for a value without a template. The shape is one small int: the value's
+        kind, the side, the status fields, the event's kind."""
+        ints = self._ints
+        ints[0] = t
+        k = 1
+        if value is None:
+            shape = 0
+        elif type(value) is int and -0x3FFFFFFF <= value <= 0x3FFFFFFF:  # (not a bool)
+            ints[1] = value
+            k = 2
+            shape = 1
+        elif type(value) is str:
+            self._strs[0] = self.encoded(value)
+            shape = 2
+        else:
+            return None
+        if kind == "press":
+            ints[k] = clock.moves_made
+            k += 1
+            shape |= clock.status_values(side, tick, ints, k) << 2
+        elif kind == "arrive":
+            ints[k] = clock.last_late_ms
+        elif kind == "adjust" or kind == "block":  # (STATUS_KINDS' others)
+            shape |= clock.status_values(side, tick, ints, k) << 2
+        if side is not None and 0 <= side <= 1:
+            shape |= (side + 1) << 9
+        kid = self._kinds.get(kind)
+        if kid is None:
+            if len(self._kinds) >= 63:
+                return None
+            kid = self._kinds[kind] = len(self._kinds) + 1
+        key = (shape << 6) | kid
+        tpl = self._tpl.get(key)
+        if tpl is None:
+            tpl = self._template(kind, side, shape) + (shape,)
+            if len(self._tpl) < MAX_TEMPLATES:
+                self._tpl[key] = tpl
+        return tpl
 
     # ----- templates ------------------------------------------------------------
 

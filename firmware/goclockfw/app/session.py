@@ -255,10 +255,16 @@ class Session:
         if tc_json is None:
             tc_json = self.store.config["time_control"]
         self.tc = parse(tc_json)
-        self.clock = gameclock.GameClock(self.tc, self)
+        self.clock = c = gameclock.GameClock(self.tc, self)
         self.records.started = False
         self.records.rebase(now, 0)
         self.changed = True
+        # The event lines a game's first moves write, their templates made now (a press
+        # would otherwise allocate them: events.py `prepare`).
+        lines = self.journal.lines
+        lines.prepare(c, "start", 0, now, None)
+        lines.prepare(c, "press", 0, now)
+        lines.prepare(c, "press", 1, now)
         return True
 
     # ----- the clock's listener -----------------------------------------------------
