@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from goclockfw.events import VALUE_FIELDS
 from goclockfw.storage.chunks import ChunkPool
-from goclockfw.storage.journal import DATA_AT, SPARES_RUNNING, Journal
+from goclockfw.storage.journal import DATA_AT, SPARES_RUNNING, SPARES_START, Journal
 from goclockfw.storage.logline import verify, verify_bytes
 from support.cutflash import CutFlash
 from support.flashfs import BLOCK, flash_fs
@@ -311,21 +311,61 @@ def test_finished_games_are_dropped_oldest_first_to_make_room():
     j = journal(blocks=40)  # 160 KB, of which littlefs leaves about 140 KB
     ids = []
     notes = []
-    for _ in range(16):
-        while len(j.spares) < SETUP:
-            note = j.work(False, j.pool.fs.free)
+    short = 0  # resets after which fewer than SETUP chunks could be made ready
+
+    def work(running):
+        for _ in range(64):
+            if not j.wants_work(running):
+                return
+            note = j.work(running, j.pool.fs.free)
             if note:
                 notes.append(note)
+
+    for _ in range(16):
+        work(False)  # the quiet time between games
+        if ids:
+            # The game just played is kept through the next game's preparation: a
+            # finished game gives up its room before a game only below SPARES_START.
+            assert ids[-1] in j.ids()
+            assert len(j.spares) >= SPARES_START
+            short += len(j.spares) < SETUP
         ids.append(j.begin())
         for i in range(40):
             assert j.record("press", i * 1000, i % 2, 1000, (("pad", "p" * 200),))
+            work(True)  # its quiet moments: what it outgrows comes from finished games
         j.end(99, "reset")
     kept = j.ids()
     assert 2 <= len(kept) < 16
     assert kept == ids[-len(kept) :]  # the newest ones, in order
     assert notes and all("dropped to make room" in n for n in notes)
+    assert short > 0  # the flash was full enough for the rule to matter
     for gid in kept:
         assert verify_bytes(whole(j, gid))["ok"]
+
+
+def test_a_reset_on_a_small_flash_keeps_the_game_just_played():
+    # A flash with room for a few chunks: the next game's preparation stops short of
+    # SETUP rather than drop the only finished game; the next game takes that room when
+    # it outgrows its chunks.
+    j = journal(blocks=24)
+    j.headroom = 8192
+    ready(j, 64)
+    first = j.begin()
+    for i in range(150):  # about 40 KB: most of the flash
+        assert j.record("press", i * 1000, i % 2, 1000, (("pad", "p" * 200),))
+        if j.wants_work(True):
+            j.work(True, j.pool.fs.free)
+    j.end(99, "reset")
+    ready(j)
+    assert j.ids() == [first] and SPARES_START <= len(j.spares) < SETUP
+    second = j.begin()
+    notes = []
+    for i in range(150):
+        assert j.record("press", i * 1000, i % 2, 1000, (("pad", "p" * 200),))
+        if j.wants_work(True):
+            notes.append(j.work(True, j.pool.fs.free))
+    assert "game %d dropped to make room for the game log" % first in notes
+    assert j.ids() == [second]
 
 
 def test_a_full_flash_never_stops_the_game():

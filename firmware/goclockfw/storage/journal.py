@@ -21,9 +21,10 @@ part, where readers stop.
 Erases happen only in `work()`, which the application calls at quiet moments: it erases
 chunks freed by cleared or dropped games and makes new chunks while the flash has room.
 Before a game starts, SPARES_SETUP erased chunks are made ready (128 KB: the log of a
-long game), so that a game erases nothing while its clocks run; only a game that
-outgrows them has chunks erased while it runs, at quiet moments, SPARES_RUNNING at a
-time. A board that cannot time a press during an erase (the ESP32: `erase_running`
+long game), so that a game erases nothing while its clocks run (finished games are
+dropped for them only while fewer than SPARES_START are ready: a small flash keeps the
+game just played); only a game that outgrows them has chunks erased while it runs, at
+quiet moments, SPARES_RUNNING at a time. A board that cannot time a press during an erase (the ESP32: `erase_running`
 False) erases nothing else while a clock runs either: no freed chunk is erased, no
 broken one dropped, until the clock stops or the spares are down to the reserve (an
 emergency: a game that outgrew its spares, or started before they were ready).
@@ -72,6 +73,12 @@ MAX_GAME = 99999
 SPARES_SETUP = 32  # erased chunks ready before a game starts (128 KB on 4 KB blocks)
 SPARES_RUNNING = 2  # below this, a running game's chunks are erased (at quiet moments)
 RESERVE = 1  # spares only essential records may take
+# Before a game starts, a finished game is dropped for room only while fewer than this
+# many chunks are ready: the rest of SPARES_SETUP comes from free space alone, and a game
+# that outgrows what it was given drops the oldest finished game then, while it runs.
+# So the game just played is still on a small flash after the reset (it has not been
+# pulled yet), until the next game needs its room.
+SPARES_START = SPARES_RUNNING + RESERVE
 # Blocks one `work` step may erase when it makes a new chunk: the chunk's own block, and
 # littlefs compacting the logs directory's metadata pair around it (counted on the
 # Pico's geometry by the chip model). Recycling a used chunk erases one.
@@ -649,7 +656,7 @@ class Journal:
             except OSError:
                 pass  # the file system is fuller than it said: take a game's chunks
         victim = self._oldest_finished()
-        if victim is not None:
+        if victim is not None and (target != self.setup_spares or len(self.spares) < SPARES_START):
             self._tombstone_game(victim)
             return "game %d dropped to make room for the game log" % victim
         if running and self.current is not None and not self.lean:
