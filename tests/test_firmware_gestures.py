@@ -10,7 +10,7 @@ import pytest
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.app.gestures import CONFIRM_MS, HOLD_MS, LATE_MS, MENU_TIMEOUT_MS, TAP_MS
 from goclockfw.app.wake import session_ms
-from support.sessions import make_session, notice_names
+from support.sessions import make_session, notice_names, out_lines
 
 BYO = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
 
@@ -222,3 +222,44 @@ def test_late_lapses_without_a_button():
     assert (
         h.said[-1] == "cancel" and not h.s.commands.is_absent(0) and not h.s.commands.is_absent(1)
     )
+
+
+def test_a_player_s_press_is_written_at_the_start_of_the_next_pass():
+    # The press's own pass charges it and renders its line; the next pass writes it first
+    # (app/records.py `hold`): the loop does not sleep in between, and a watching host
+    # hears of the press only once its record is durable.
+    h = started()
+    s = h.s
+    j = s.journal
+    out_lines(s)
+    s.protocol.watching = True
+    before = j.count()
+    assert s.commands.button_press(0, 4000)  # Black's button, as the gestures pass it on
+    assert s.clock.turn == 1 and j.count() == before and s.records.held
+    assert session_ms(s, 4000) == 0  # the next pass at once
+    assert not [e for e in out_lines(s) if e.get("event") == "press"]
+    s.step(4000)
+    assert j.count() == before + 1 and not s.records.held
+    press = [e for e in out_lines(s) if e.get("event") == "press"]
+    assert len(press) == 1 and press[0]["side"] == "black" and press[0]["used_ms"] == 3000
+    assert h.events()[-1] == "press"
+
+
+def test_a_held_press_is_written_before_a_host_is_answered_or_another_record():
+    h = started()
+    s = h.s
+    j = s.journal
+    before = j.count()
+    s.commands.button_press(0, 4000)
+    # A host's request in the next pass comes before its step: the press goes first.
+    s.line.feed(b'{"id":1,"cmd":"status"}\n', 4000)
+    assert j.count() == before + 1 and out_lines(s)[-1]["moves"] == 1
+    # Another record in the same pass (the arbiter's pause): the press is written first.
+    s.commands.button_press(1, 6000)
+    s.commands.pause(6000)
+    assert h.events()[-2:] == ["press", "pause"] and j.count() == before + 3
+    # A host's press is not held: its reply waits for its record.
+    s.commands.resume()
+    n = j.count()
+    s.line.feed(b'{"id":2,"cmd":"press","side":"black"}\n', 7000)
+    assert j.count() == n + 1 and not s.records.held

@@ -28,7 +28,8 @@ The clock, in order (one Pico, one flash):
   dropped for room, its notice; a chunk erased for reuse, its header). Unlocked, the
   preparation is measured whole: what it allocated, its erases and programs, printed; it
   ends within the window, once per reset, each step at a quiet moment. Then a game is
-  started and reset again, and its preparation runs under the lock: a step that allocates
+  started and reset again, the logs cleared (as an arbiter does once they are pulled: a
+  small flash keeps the games just played), and its preparation runs under the lock: a step that allocates
   fails, and the upkeep backs off (1 s, 2 s, ...: app/upkeep.py) instead of failing again
   every pass (34 of 91 passes before); one that does not goes through;
 - idle: once the preparation is over (the probe's `journal.wants_work` false), no pass
@@ -165,6 +166,7 @@ def test_a_resets_chunk_preparation_is_done_once_at_quiet_moments(pico):
     )
     assert erases > 0  # it was done in the window,
     assert not j["wants_work"], j  # and it is over: nothing more until the next game
+    assert games, games  # and the game just played is kept (docs/storage.md)
     assert not s.noise, s.noise
 
 
@@ -172,7 +174,11 @@ def test_a_preparation_under_the_heap_lock_never_fails_every_pass(pico):
     p, s = pico
     assert s.request("press", side="white")["accepted"] is True  # the next game starts
     assert s.request("pause")["state"] == "paused"
-    s.request("reset")  # and ends: its chunks are made ready again
+    s.request("reset")  # and ends
+    # Its log and the earlier one pulled and cleared, as an arbiter does between rounds:
+    # their chunks are erased again and made ready. (Without the clear, this small flash
+    # has nothing to prepare: a reset keeps the games just played, docs/storage.md.)
+    assert s.request("logs.clear")["removed"] >= 1
     assert journal(s)["wants_work"]
     locked, trace, erases, programs = flash_window(pico, "lock")
     figure(

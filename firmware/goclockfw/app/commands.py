@@ -180,6 +180,17 @@ class Commands:
         s.changed = True
         return ok
 
+    def button_press(self, side, tick):
+        """A player's button: `press`, its record written at the start of the next pass
+        (app/records.py `hold`), so the press's own step is short. A host's press is not
+        held: its reply waits for its record."""
+        r = self.s.records
+        r.hold = True
+        try:
+            return self.press(side, tick)
+        finally:
+            r.hold = False
+
     def pause(self, tick=None):
         """Stop both clocks, at `tick` (the arbiter key's first edge) or now."""
         s = self.s

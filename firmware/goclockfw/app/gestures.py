@@ -146,7 +146,7 @@ class Gestures:
             except Refused as e:
                 self._refused(e, now)
             return
-        self.cmds.press(side, tick)  # never refused: ignored presses are logged
+        self.cmds.button_press(side, tick)  # never refused: ignored presses are logged
 
     def _reset(self, preset, now):
         # A game in progress (paused) is ended only when the arbiter confirms.

@@ -47,6 +47,7 @@ class HostLine:
         held = self.held
         out = self.out
         if held and self.long is None and out.size - out.used >= REPLY_ROOM:
+            self._catch_up(now)  # (a held press written first: app/records.py)
             reply_to = self.protocol.reply_to
             while held and self.room():
                 self._reply(reply_to(held.pop(0)))

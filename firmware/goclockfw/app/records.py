@@ -3,8 +3,9 @@
 Everything the clock does is one record in the game's log (storage/journal.py) and, when
 a host watches, the same object as an event line (events.py). A record is written, and
 durable, before anything announces it: the press's event and reply come after its
-record. Game time `t` is ms since the game's start, pauses included; after a power cut
-it goes on from where the log ends.
+record (a player's button press is written at the start of the next pass: `hold`).
+Game time `t` is ms since the game's start, pauses included; after a power cut it goes
+on from where the log ends.
 
 While a clock runs and nothing else is written, a progress mark goes to the log every
 MARK_MS of game time, so a power cut gives back at most that much of the running side's
@@ -33,6 +34,15 @@ class Records:
         self.mark_at = 0  # the tick the next mark is due (while the game's clock runs)
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
+        # A player's press (`hold` set by the gestures around it) is rendered in its own
+        # pass and written in the next one: the press's step on the chip stays short, the
+        # record's checksum and page program follow a few ms later, before anything else is
+        # written or a host is answered (`flush`). Its line waits in `_held`, swapped with
+        # the writer's buffer (nothing copied, nothing allocated).
+        self.hold = False
+        self.held = 0  # the held line's length (0: none)
+        self._held = bytearray(len(journal.lines.buf))
+        self._args = [None] * 6  # the held press's clock, side, t, tick, value, extra
 
     # ----- game time ---------------------------------------------------------
 
@@ -74,26 +84,61 @@ class Records:
         """A clock listener call: told to a watching host, and written. The line is made
         once, in the journal's own writer (storage/journal.py): the event line is it, the
         record is it sealed with its checksum, in place (nothing copied)."""
+        if self.held:
+            self.flush()
         t = self.game_t0 + ticks_diff(tick, self.game_start)  # (self.t(tick), written out)
-        written = False
-        j = self.journal
-        ev = j.lines
+        ev = self.journal.lines
         try:
             ev.clock_event(clock, kind, side, t, tick, value, extra)
         except Exception as e:  # a value json cannot write: report, go on
             self.problem("game log record %s not written: %r" % (kind, e))
             return
+        if self.hold and kind == "press" and self.started:
+            a = self._args
+            a[0] = clock
+            a[1] = side
+            a[2] = t
+            a[3] = tick
+            a[4] = value
+            a[5] = extra
+            self.held = ev.n
+            buf = ev.buf
+            ev.buf = self._held
+            self._held = buf
+            return
+        self._out(clock, kind, side, t, tick, value, extra)
+
+    def flush(self):
+        """The held press (`hold`), told and written now; before any other record, any
+        host request, and at the start of the next pass (Session.step)."""
+        n = self.held
+        if not n:
+            return
+        self.held = 0
+        ev = self.journal.lines
+        buf = ev.buf
+        ev.buf = self._held
+        self._held = buf
+        ev.n = n
+        a = self._args
+        self._out(a[0], "press", a[1], a[2], a[3], a[4], a[5])
+
+    def _out(self, clock, kind, side, t, tick, value, extra):
+        # The line in the journal's writer: to a watching host (the ring takes a copy, sent
+        # after the pass, when the record below is durable), then sealed and written.
+        ev = self.journal.lines
         p = self.protocol
         if p.watching:
-            p.event_line(ev.buf, ev.n)  # (the ring takes a copy; sent after the pass)
+            p.event_line(ev.buf, ev.n)
+        written = False
         if self.started:
-            written = j.append_event(kind, t)
+            written = self.journal.append_event(kind, t)
             if written:
                 self.last_t = t
                 self.marks = 0
                 self.mark_at = ticks_add(tick, MARK_MS)
             else:
-                self.problem(j.error)
+                self.problem(self.journal.error)
         h = self.hall
         if h is not None:  # a networked clock: the event with its record number
             h.clock_event(
@@ -102,6 +147,8 @@ class Records:
 
     def write(self, kind, tick, value=None, extra=None):
         """A record that is not the clock's (config, end, snapshot)."""
+        if self.held:
+            self.flush()
         t = self.t(tick)
         ok = self.journal.record(kind, t, None, value, extra)
         if ok:
@@ -142,6 +189,8 @@ class Records:
     def mark(self):
         """A progress mark. Counted written or not: a mark with no room in the flash is
         tried again a mark later, not in a spin."""
+        if self.held:
+            self.flush()
         self.journal.mark()
         self.marks += 1
         self.mark_at = ticks_add(self.mark_at, MARK_MS)

@@ -321,6 +321,9 @@ class Session:
         voice, the log's marks and upkeep, a watching host's status, the network. Each part
         is asked only when it may have something to do: most passes do nothing, and on an
         RP2040 every call costs more than the comparison that spares it."""
+        r = self.records
+        if r.held:
+            r.flush()  # the last pass's press, written first
         deb = self.deb
         if deb.queued:
             self._buttons(now)
@@ -338,7 +341,6 @@ class Session:
         a = self.announcer
         if a.pumped():
             a.pump(now)
-        r = self.records
         if running and r.started and ticks_diff(self.now, r.mark_at) >= 0:
             r.mark()
         if a.fault is not None and not a.busy():
@@ -385,9 +387,13 @@ class Session:
         )
 
     def _catch_up(self, now):
-        # Before a host's request (app/hostline.py): the clock run up to now, but never past
-        # an edge still waiting for confirmation. `step` does the same inline (a call less
-        # in every pass), asking `advance` only once the deadline is reached.
+        # Before a host's request (app/hostline.py): a held press written, the clock run up
+        # to now, but never past an edge still waiting for confirmation. `step` does the
+        # same inline (a call less in every pass), asking `advance` only once the deadline
+        # is reached.
+        r = self.records
+        if r.held:
+            r.flush()
         limit = self.deb.hold(now)
         if ticks_diff(limit, self.now) > 0:
             self.now = limit
