@@ -35,7 +35,8 @@ class Hands:
         s = self.s
         while self.t < t:
             wait = session_ms(s, self.t)
-            self.t = t if wait <= 0 or self.t + wait > t else self.t + wait
+            if not s.records.held:  # (held records: the loop passes again at once)
+                self.t = t if wait <= 0 or self.t + wait > t else self.t + wait
             for ch in range(3):
                 s.deb.observe(ch, self.levels[ch], self.t)
                 s.deb.settle(ch, self.levels[ch], self.t)

@@ -49,12 +49,14 @@ class VirtualBoard(Board):
 
     def wait(self, ms):
         """The loop's sleep: a jump towards the target, never past it; no target: no time.
-        The target is reached once a pass has run at its tick (what falls due there)."""
+        The target is reached once the passes at its tick have run (what falls due there,
+        and the passes the loop asks for at once: `ms` 0, records held to write)."""
         if self.target is None:
             return
         left = ticks_diff(self.target, self.now)
         if left <= 0:
-            self.target = None
+            if ms > 0:
+                self.target = None
             return
         self.now = ticks_add(self.now, ms if 0 < ms < left else (left if ms > 0 else 0))
 

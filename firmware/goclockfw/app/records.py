@@ -3,7 +3,8 @@
 Everything the clock does is one record in the game's log (storage/journal.py) and, when
 a host watches, the same object as an event line (events.py). A record is written, and
 durable, before anything announces it: the press's event and reply come after its
-record (a player's button press is written at the start of the next pass: `hold`).
+record (a player's button press, and a deadline's records, are written at the start of
+the next passes: `hold`).
 Game time `t` is ms since the game's start, pauses included; after a power cut it goes
 on from where the log ends.
 
@@ -18,6 +19,8 @@ from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
+HELD = 4  # clock events a pass may leave to the next ones (a press; a call and a period)
+ARGS = 7
 
 
 class Records:
@@ -34,15 +37,19 @@ class Records:
         self.mark_at = 0  # the tick the next mark is due (while the game's clock runs)
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
-        # A player's press (`hold` set by the gestures around it) is rendered in its own
-        # pass and written in the next one: the press's step on the chip stays short, the
-        # record's checksum and page program follow a few ms later, before anything else is
-        # written or a host is answered (`flush`). Its line waits in `_held`, swapped with
-        # the writer's buffer (nothing copied, nothing allocated).
+        # While `hold` is set (a player's press, a deadline's step: Session.step) clock
+        # events are rendered in their own pass and written in the next ones, one a pass
+        # (`flush_one`): those passes stay short on the chip; each record's checksum and
+        # page program follow a few ms later, before anything else is written or a host is
+        # answered (`flush`). Their lines wait in `_bufs`, swapped with the writer's buffer
+        # (nothing copied, nothing allocated).
         self.hold = False
-        self.held = 0  # the held line's length (0: none)
-        self._held = bytearray(len(journal.lines.buf))
-        self._args = [None] * 6  # the held press's clock, side, t, tick, value, extra
+        self.held = 0  # lines waiting
+        self._first = 0  # the oldest one's slot
+        size = len(journal.lines.buf)
+        self._bufs = [bytearray(size) for _ in range(HELD)]
+        self._lens = [0] * HELD
+        self._args = [None] * (HELD * ARGS)  # each slot's kind, clock, side, t, tick, value, extra
 
     # ----- game time ---------------------------------------------------------
 
@@ -64,6 +71,8 @@ class Records:
         and the log gets its "game" record, then the notices that waited. Once only. The
         record names the game's details (`info`: the config's game_info, the fields set)
         and its start's time of day (`utc`, ms since the epoch) when the clock knows them."""
+        if self.held:
+            self.flush()
         self.rebase(tick, 0)
         if self.started:
             return
@@ -84,7 +93,7 @@ class Records:
         """A clock listener call: told to a watching host, and written. The line is made
         once, in the journal's own writer (storage/journal.py): the event line is it, the
         record is it sealed with its checksum, in place (nothing copied)."""
-        if self.held:
+        if self.held and (not self.hold or self.held == HELD):
             self.flush()
         t = self.game_t0 + ticks_diff(tick, self.game_start)  # (self.t(tick), written out)
         ev = self.journal.lines
@@ -93,35 +102,48 @@ class Records:
         except Exception as e:  # a value json cannot write: report, go on
             self.problem("game log record %s not written: %r" % (kind, e))
             return
-        if self.hold and kind == "press" and self.started:
-            a = self._args
-            a[0] = clock
-            a[1] = side
-            a[2] = t
-            a[3] = tick
-            a[4] = value
-            a[5] = extra
-            self.held = ev.n
+        if self.hold and self.started:
+            i = (self._first + self.held) % HELD
+            self.held += 1
+            self._lens[i] = ev.n
             buf = ev.buf
-            ev.buf = self._held
-            self._held = buf
+            ev.buf = self._bufs[i]
+            self._bufs[i] = buf
+            a = self._args
+            k = i * ARGS
+            a[k] = kind
+            a[k + 1] = clock
+            a[k + 2] = side
+            a[k + 3] = t
+            a[k + 4] = tick
+            a[k + 5] = value
+            a[k + 6] = extra
             return
         self._out(clock, kind, side, t, tick, value, extra)
 
     def flush(self):
-        """The held press (`hold`), told and written now; before any other record, any
-        host request, and at the start of the next pass (Session.step)."""
-        n = self.held
-        if not n:
+        """Every held clock event (`hold`), told and written now, in order: before any
+        other record and any host request."""
+        while self.held:
+            self.flush_one()
+
+    def flush_one(self):
+        """The oldest held clock event, told and written (the start of a pass)."""
+        if not self.held:
             return
-        self.held = 0
+        i = self._first
+        self._first = (i + 1) % HELD
+        self.held -= 1
         ev = self.journal.lines
         buf = ev.buf
-        ev.buf = self._held
-        self._held = buf
-        ev.n = n
+        ev.buf = self._bufs[i]
+        self._bufs[i] = buf
+        ev.n = self._lens[i]
         a = self._args
-        self._out(a[0], "press", a[1], a[2], a[3], a[4], a[5])
+        k = i * ARGS
+        self._out(a[k + 1], a[k], a[k + 2], a[k + 3], a[k + 4], a[k + 5], a[k + 6])
+        for j in range(k, k + ARGS):
+            a[j] = None  # (nothing kept alive by a slot)
 
     def _out(self, clock, kind, side, t, tick, value, extra):
         # The line in the journal's writer: to a watching host (the ring takes a copy, sent
@@ -186,11 +208,15 @@ class Records:
         d = ticks_diff(self.mark_at, now)
         return d if d > 0 else 0
 
-    def mark(self):
-        """A progress mark. Counted written or not: a mark with no room in the flash is
-        tried again a mark later, not in a spin."""
+    def mark(self, now):
+        """A progress mark, when one is due at `now`. Counted written or not: a mark with no
+        room in the flash is tried again a mark later, not in a spin. Held records go first,
+        and one of them may be the progress the mark would have said (then it is not due:
+        a mark written after it would give the running side's time away on a replay)."""
         if self.held:
             self.flush()
+            if ticks_diff(now, self.mark_at) < 0:
+                return
         self.journal.mark()
         self.marks += 1
         self.mark_at = ticks_add(self.mark_at, MARK_MS)

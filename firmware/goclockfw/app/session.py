@@ -80,6 +80,7 @@ class Session:
         self.adjust_given = ""  # the fields an arbiter's adjustment sets, for its record
         self._side_of = bytearray(2)  # physical button (LEFT, RIGHT) -> side
         self.status_at = now  # the last status event (app/wake.py wakes for the next)
+        self._status_owed = False  # a status event waits for held records (step)
         self.tod = TimeOfDay()  # the time of day, once a host, the hall or SNTP said it
         self.hall = None  # the network's publisher (net/hall.py), when configured
         self._prepared_plan = -1  # clock.planned and announcer.said when the next deadline's
@@ -323,7 +324,7 @@ class Session:
         RP2040 every call costs more than the comparison that spares it."""
         r = self.records
         if r.held:
-            r.flush()  # the last pass's press, written first
+            r.flush_one()  # what an earlier pass held (a press, a deadline's), one a pass
         deb = self.deb
         if deb.queued:
             self._buttons(now)
@@ -335,14 +336,19 @@ class Session:
         c = self.clock
         running = c.state == RUNNING
         if running and c.deadline is not None and ticks_diff(self.now, c.deadline) >= 0:
-            c.advance(self.now)
+            # A deadline's call, period, flag: said now, written in the next passes.
+            r.hold = True
+            try:
+                c.advance(self.now)
+            finally:
+                r.hold = False
             running = c.state == RUNNING
         self.gestures.poll(now)
         a = self.announcer
         if a.pumped():
             a.pump(now)
         if running and r.started and ticks_diff(self.now, r.mark_at) >= 0:
-            r.mark()
+            r.mark(self.now)
         if a.fault is not None and not a.busy():
             # A bad clip: logged once, when nothing plays (its beep has ended), not at the
             # very moment of a call.
@@ -369,10 +375,16 @@ class Session:
                 if not a.prepare(c.next_phrase()):
                     self._prepared_said = -1
         if self.protocol.watching and (
-            self.changed or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
+            self.changed
+            or self._status_owed
+            or (running and ticks_diff(now, self.status_at) >= STATUS_MS)
         ):
-            self.status_at = now
-            self.protocol.status_event()
+            if r.held:
+                self._status_owed = True  # after the events that led to it (held above)
+            else:
+                self._status_owed = False
+                self.status_at = now
+                self.protocol.status_event()
         h = self.hall
         if h is not None:
             h.step(now)  # last: what this pass changed goes out in it
@@ -387,7 +399,7 @@ class Session:
         )
 
     def _catch_up(self, now):
-        # Before a host's request (app/hostline.py): a held press written, the clock run up
+        # Before a host's request (app/hostline.py): what is held written, the clock run up
         # to now, but never past an edge still waiting for confirmation. `step` does the
         # same inline (a call less in every pass), asking `advance` only once the deadline
         # is reached.

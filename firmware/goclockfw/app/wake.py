@@ -40,7 +40,7 @@ ENDED = gameclock.ENDED
 def session_ms(s, now):
     """Ms the session `s` may sleep at `now` before it must step again."""
     if s.records.held:
-        return 0  # a press's record to write (app/records.py `hold`)
+        return 0  # records held to write (app/records.py `hold`)
     clock = s.clock
     ms = MAX_WAIT_MS
     state = clock.state
