@@ -9,7 +9,7 @@ import pytest
 
 from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.app.gestures import CONFIRM_MS, HOLD_MS, LATE_MS, MENU_TIMEOUT_MS, TAP_MS
-from goclockfw.app.wake import session_ms
+from goclockfw.app.wake import BUSY_MS, session_ms
 from support.sessions import make_session, notice_names, out_lines
 
 BYO = {"type": "byoyomi", "main": 60, "periods": 3, "period": 30}
@@ -264,3 +264,26 @@ def test_a_held_press_is_written_before_a_host_is_answered_or_another_record():
     n = j.count()
     s.line.feed(b'{"id":2,"cmd":"press","side":"black"}\n', 7000)
     assert j.count() == n + 1 and not s.records.held
+
+
+def test_after_a_press_the_loop_comes_back_soon_to_make_the_next_call_ready():
+    # The next call's table and clip are made ready at quiet passes (Session.step): the
+    # loop wakes for them within BUSY_MS instead of sleeping to the next deadline, which
+    # would then make them in its own step.
+    h = started()
+    s = h.s
+
+    def quiet_passes(t):
+        for _ in range(3):  # a table, then a clip: a quiet pass each
+            s.changed = False  # (the board's loop clears it after each pass)
+            t += BUSY_MS
+            s.step(t)
+        return t
+
+    t = quiet_passes(2000)
+    assert s.calls_ready() and session_ms(s, t) > BUSY_MS
+    s.commands.button_press(0, t)  # Black moves: White's deadline is planned
+    s.step(t)  # (its record written)
+    assert not s.calls_ready() and session_ms(s, t) == BUSY_MS
+    t = quiet_passes(t)
+    assert s.calls_ready() and session_ms(s, t) > BUSY_MS

@@ -9,6 +9,8 @@ early (a serial byte, a button's edge), never late. The sleep is the shortest of
   a gesture's hold or time-out                  app/gestures.py
   the next progress mark                        app/records.py
   BUSY_MS while a clip plays                    the next clip of the same call, a buzzer step
+  BUSY_MS while the next call is not ready      its table, then its clip, one quiet pass each
+                                                (Session.step), not at the deadline itself
   the LED's next blink (paused, ended)          Session.led
   the next status event (watched, running)      STATUS_MS
   the hall's next moment (a network configured) net/hall.py: output, reconnect, state
@@ -63,8 +65,8 @@ def session_ms(s, now):
     d = s.gestures.next_due(now)
     if d is not None and d < ms:
         ms = d
-    if ms > BUSY_MS and s.announcer.busy():
-        ms = BUSY_MS
+    if ms > BUSY_MS and (s.announcer.busy() or (running and not s.calls_ready())):
+        ms = BUSY_MS  # a clip plays; or the next call's table and clip wait for a quiet pass
     if state == PAUSED or state == ENDED:
         # The LED blinks (Session.led): wake for its next change.
         period = 512 if state == PAUSED else 128
