@@ -17,6 +17,17 @@ import json
 from tools.bench import heap as bench_heap
 
 
+def run_script(micropython, tmp_path, name, text):
+    """`text` run as a script under the MicroPython unix port: its last line's JSON."""
+    from conftest import run_micropython
+
+    script = tmp_path / name
+    script.write_text(text)
+    proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    return json.loads(proc.stdout.decode().strip().splitlines()[-1])
+
+
 def test_tick_and_press_paths_allocate_nothing():
     m = bench_heap.measure()
     assert m["tick_locked"] == 0
@@ -99,13 +110,7 @@ print(json.dumps(out))
 
 
 def test_the_boot_and_the_rare_commands_let_their_modules_go(micropython, tmp_path):
-    from conftest import run_micropython
-
-    script = tmp_path / "release.py"
-    script.write_text(RELEASE)
-    proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr.decode()
-    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    out = run_script(micropython, tmp_path, "release.py", RELEASE)
     assert out["resumed"] == "paused"  # the replay ran, then its module went
     assert out["boot"] == []
     assert out["after"] == [[]] * 7  # each command imported what it needed and let it go
@@ -173,15 +178,11 @@ print(json.dumps(out))
 
 
 def test_a_logs_list_keeps_little_of_each_game(micropython, tmp_path):
-    from conftest import run_micropython
 
     out = {}
     for games in (10, 40):
-        script = tmp_path / ("games%d.py" % games)
-        script.write_text(GAMES.replace("GAMES", str(games), 1))
-        proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
-        assert proc.returncode == 0, proc.stderr.decode()
-        out[games] = r = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+        text = GAMES.replace("GAMES", str(games), 1)
+        out[games] = r = run_script(micropython, tmp_path, "games%d.py" % games, text)
         assert r["games"] == games and r["same"]
         assert r["got"] == r["size"] > 0  # the first game pulled whole
     # What each game adds to the heap a listing leaves: its (size, records) and a slot of
@@ -194,8 +195,8 @@ def test_a_logs_list_keeps_little_of_each_game(micropython, tmp_path):
 # A game's first presses and deadlines: their event lines and records are rendered from
 # templates the reset made (events.py `prepare`), so the first press, call, byo-yomi and
 # period of each side allocate nothing for them (and take no template's time: ~2.5 ms
-# each on an RP2040). The journal's writer renders under heap_lock; a writer that was not prepared is
-# the control (it must allocate its templates, or this check could not fail).
+# each on an RP2040). The journal's writer renders under heap_lock; a writer that was not
+# prepared is the control (it must allocate its templates, or this check could not fail).
 FIRST_PRESSES = r"""
 import json
 
@@ -242,13 +243,7 @@ print(json.dumps(out))
 
 
 def test_a_game_s_first_presses_render_from_templates_the_reset_made(micropython, tmp_path):
-    from conftest import run_micropython
-
-    script = tmp_path / "first.py"
-    script.write_text(FIRST_PRESSES)
-    proc = run_micropython(micropython, str(script), cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr.decode()
-    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    out = run_script(micropython, tmp_path, "first.py", FIRST_PRESSES)
     assert out["control"] == ["start0", "press0", "press1", "byoyomi0", "period1"]  # unprepared
     start, black, white, byo, period = (json.loads(x) for x in out["prepared"])
     assert start["event"] == "start" and black["event"] == white["event"] == "press"
