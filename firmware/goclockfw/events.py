@@ -249,10 +249,11 @@ class EventWriter:
         self.end()
 
     def prepare(self, clock, kind, side, tick, value=0):
-        """Make the template the event `kind` of `side` would have now (its value an int,
-        as a press's), ahead of it: a game's first presses then allocate nothing (a reset
-        calls this for both sides' start and press, at a moment that allocates anyway).
-        Nothing is written."""
+        """Make the template the event `kind` of `side` would have now (its value an int
+        as a press's, None, or a string as a call's phrase), ahead of it: the event then
+        allocates nothing the first time (a reset, which allocates anyway, calls this for
+        a game's start and both sides' press, call, byo-yomi and period). Nothing is
+        written."""
         self._shaped(clock, kind, side, 0, tick, value)
 
     def _shaped(self, clock, kind, side, t, tick, value):

@@ -20,7 +20,7 @@ from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
 HELD = 4  # clock events a pass may leave to the next ones (a press; a call and a period)
-ARGS = 7
+ARGS = 7  # what a held event keeps to be told and written later (see `_args`)
 
 
 class Records:

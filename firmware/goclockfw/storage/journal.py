@@ -24,8 +24,8 @@ Before a game starts, SPARES_SETUP erased chunks are made ready (128 KB: the log
 long game), so that a game erases nothing while its clocks run (finished games are
 dropped for them only while fewer than SPARES_START are ready: a small flash keeps the
 game just played); only a game that outgrows them has chunks erased while it runs, at
-quiet moments, SPARES_RUNNING at a time. A board that cannot time a press during an erase (the ESP32: `erase_running`
-False) erases nothing else while a clock runs either: no freed chunk is erased, no
+quiet moments, SPARES_RUNNING at a time. A board that cannot time a press during an
+erase (the ESP32: `erase_running` False) erases nothing else while a clock runs either: no freed chunk is erased, no
 broken one dropped, until the clock stops or the spares are down to the reserve (an
 emergency: a game that outgrew its spares, or started before they were ready).
 Claiming a part is two page programs (its claim line, then the line's newline: a claim
@@ -608,9 +608,12 @@ class Journal:
         moment): they are made as for any game that outgrows its chunks, one at a quiet
         moment while it runs once it is down to SPARES_RUNNING. Chunks to recycle
         (`dirty`) are still erased in a pause."""
-        if running or (self.current is not None and self._records):
-            return SPARES_RUNNING
-        return self.setup_spares
+        return SPARES_RUNNING if self._in_game(running) else self.setup_spares
+
+    def _in_game(self, running):
+        """A game in progress: its clock runs, or it has records (paused, over) and has
+        not been closed by a reset."""
+        return running or (self.current is not None and self._records)
 
     def step_erases(self):
         """How many blocks the next `work` step may erase: the quiet time it needs."""
@@ -656,7 +659,7 @@ class Journal:
             except OSError:
                 pass  # the file system is fuller than it said: take a game's chunks
         victim = self._oldest_finished()
-        if victim is not None and (target != self.setup_spares or len(self.spares) < SPARES_START):
+        if victim is not None and (self._in_game(running) or len(self.spares) < SPARES_START):
             self._tombstone_game(victim)
             return "game %d dropped to make room for the game log" % victim
         if running and self.current is not None and not self.lean:
