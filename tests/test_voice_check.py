@@ -159,7 +159,7 @@ def test_check_refuses_what_is_not_a_pack(tmp_path):
         voice.check(str(SOUNDS + "/zh"), "xx")
 
 
-def test_push_uploads_clips_then_the_manifest(zh):
+def test_push_uploads_the_clips_file_then_the_manifest(zh):
     sent = []
 
     def put(local, remote):
@@ -170,12 +170,24 @@ def test_push_uploads_clips_then_the_manifest(zh):
     ticks = []
     written = voice.push(str(zh), put, mkdir=made.append, progress=lambda *a: ticks.append(a))
     assert made == ["/sounds", "/sounds/zh"]
-    assert [r for r, _ in sent] == written
-    clips = len(list(zh.glob("*.wav")))
-    assert written[-1] == "/sounds/zh/manifest.json" and len(written) == clips + 1
-    assert dict(sent)["/sounds/zh/count_1.wav"] == (zh / "count_1.wav").read_bytes()
-    assert json.loads(sent[-1][1]) == json.loads((zh / "manifest.json").read_text(encoding="utf-8"))
-    assert ticks[-1] == (clips + 1, clips + 1, "/sounds/zh/manifest.json")
+    assert [r for r, _ in sent] == written == ["/sounds/zh/clips.bin", "/sounds/zh/manifest.json"]
+    assert ticks[-1] == (2, 2, "/sounds/zh/manifest.json")
+    clips = dict(sent)["/sounds/zh/clips.bin"]
+    pushed = json.loads(sent[-1][1])
+    original = json.loads((zh / "manifest.json").read_text(encoding="utf-8"))
+    assert pushed["clips"] == "clips.bin"
+    assert set(pushed["phrases"]) == set(original["phrases"])
+    for phrase, entry in pushed["phrases"].items():
+        # Each phrase's "at" is where its own file's bytes start in the clips file.
+        data = (zh / entry["file"]).read_bytes()
+        assert clips[entry["at"] : entry["at"] + len(data)] == data, phrase
+        assert entry["at"] % 2 == 0
+        rest = dict(entry)
+        del rest["at"]
+        assert rest == original["phrases"][phrase]
+    # Each clip once: the clips file is the files' sizes (and even-byte padding) at most.
+    files = {entry["file"] for entry in pushed["phrases"].values()}
+    assert len(clips) <= sum((zh / f).stat().st_size + 1 for f in files)
 
 
 def test_push_of_a_recorded_pack_makes_its_manifest(tmp_path):
@@ -195,7 +207,9 @@ def test_push_of_a_recorded_pack_makes_its_manifest(tmp_path):
     voice.push(str(folder), put, profile_name="jp", remote_dir="/sounds/ja2/")
     m = json.loads(sent["/sounds/ja2/manifest.json"])
     assert m["sample_rate"] == 11025 and m["pack"] == "voice" and m["profile"] == "jp"
-    assert sent["/sounds/ja2/left_periods_3.wav"] == (folder / "left_periods_3.wav").read_bytes()
+    clip = (folder / "left_periods_3.wav").read_bytes()
+    at = m["phrases"]["残り3回"]["at"]
+    assert sent["/sounds/ja2/clips.bin"][at : at + len(clip)] == clip
     assert not (folder / "manifest.json").exists()  # the user's folder is left as it was
 
 

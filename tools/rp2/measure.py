@@ -542,6 +542,9 @@ def main(argv=None):
         "--chunks", type=int, default=0, help="with --heap: this many log chunks on the flash"
     )
     ap.add_argument(
+        "--period", action="store_true", help="only (e), a period's start, after the first boot"
+    )
+    ap.add_argument(
         "--time",
         action="append",
         metavar="MODULE:FUNC",
@@ -580,6 +583,16 @@ def main(argv=None):
             if r["noise"]:
                 print("  chip printed: %s" % r["noise"][:5])
         print("\n%d target(s) missed" % missed)
+        return 0
+    if args.period:
+        for kind, image, files, label in runs:
+            pico, s = boot(image, files)
+            s.wait_ready(timeout=60)
+            wait_prepared(pico, s)
+            r = period_start(pico, s)
+            limit, ok = verdict(r["us"], target_of("period_us", kind))
+            print("%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
+                  "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok))
         return 0
     if args.time:
         _kind, image, files, _label = runs[0]

@@ -20,7 +20,12 @@ and the players stream from their own callbacks (audio/player_i2s.py) or from
 `pump`, which does a bounded step of work.
 
 Voice pack: <sounds>/<voice>/manifest.json, whose "phrases" give each
-phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...).
+phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...). A pack as
+`goclock voice push` leaves it has its clips in one file (the manifest's "clips") and
+each phrase's place in it ("at"): the player keeps that file open (`use_pack`) and the
+clip of a phrase is its offset. A pack as the repository holds it (sounds/<voice>/, the
+desktop's) has a file a clip ("file"). A player without `use_pack` (the desktop's) is
+given the files; one that plays no clips beeps either way.
 A phrase without a clip, or a player that cannot play clips (a buzzer), gets
 its beep pattern (audio/beep.py): the clock never stays silent for want of a file.
 A clip the player refuses (damaged, another format) or that stops half way (a flash
@@ -42,12 +47,14 @@ class Announcer:
     def __init__(self, player=None):
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
-        self._prepare = None  # its prepare(path), the same way
+        self._prepare = None  # its prepare(clip), the same way
+        self._use_pack = None  # its use_pack(path): it can play a pack's clips file
         self.clips = b""  # "phrase\tfile" lines of the voice pack
         self.base = ""  # its directory
         self.notices = b""  # "notice\tphrase" lines: what the pack says for each notice
         self.rate = 8000  # the pack's sample rate, for the board's I2S
         self.pack = None
+        self.clips_file = None  # the path of the pack's clips file; None: a file a clip
         self.worst_late_ms = 0
         self.skipped = 0  # stale calls not spoken
         self.said = 0  # calls and notices started
@@ -75,9 +82,18 @@ class Announcer:
             with open(base + "/manifest.json") as f:
                 manifest = json.load(f)
             phrases = manifest["phrases"]
+            packed = manifest.get("clips")
+            if packed is not None and not isinstance(packed, str):
+                raise ValueError("clips is not a file name")
             table = bytearray(b"\n")
             for phrase in phrases:
-                table.extend(("%s\t%s\n" % (phrase, phrases[phrase]["file"])).encode())
+                entry = phrases[phrase]
+                clip = entry["file"]
+                if packed is not None:
+                    clip = entry["at"]
+                    if not isinstance(clip, int) or clip < 0:
+                        raise ValueError("%s: at is not an offset" % phrase)
+                table.extend(("%s\t%s\n" % (phrase, clip)).encode())
             device = manifest.get("device", {})
             said = bytearray(b"\n")
             if isinstance(device, dict):
@@ -89,9 +105,11 @@ class Announcer:
             self.clips = b""
             self.notices = b""
             self.pack = None
+            self._use_clips_file(None)
             return "voice pack %s unusable (%s): beeps instead" % (voice, e)
         manifest = phrases = device = None
         self.base = base
+        self._use_clips_file(None if packed is None else base + "/" + packed)
         self.clips = bytes(table)
         self._ready = None
         for i in range(FAULTS):  # a new pack: its faults are news
@@ -102,8 +120,9 @@ class Announcer:
         return None
 
     def prepare(self, phrase):
-        """Make the clip of `phrase` ready to start (a quiet moment: nothing plays). True
-        when nothing is left to do for it; False when something plays: ask again later."""
+        """Make the clip of `phrase` ready to start (a quiet moment: nothing plays), a
+        part at a time (the player's prepare). True when nothing is left to do for it;
+        False when something plays or a part is left: ask again, at a later quiet pass."""
         prepare = self._prepare
         if phrase is None or prepare is None:
             return True
@@ -111,22 +130,36 @@ class Announcer:
             return False
         ready = self._ready
         if ready is not None and ready[0] == phrase:
-            if ready[1] is not None:
-                prepare(ready[1])  # at once when still ready (a notice may have played)
+            if ready[1] is not None and prepare(ready[1]) is None:
+                return False  # a notice played since: made ready again, a part a pass
             return True
-        path = self.clip(phrase)
-        if path is None or not prepare(path):
-            path = None  # not again for this phrase: the call starts the slow way
-        self._ready = (phrase, path)
+        clip = self.clip(phrase)
+        done = None if clip is None else prepare(clip)
+        if done is None and clip is not None:
+            return False  # half made: the next quiet pass does the rest
+        self._ready = (phrase, clip if done else None)  # None: the call starts the slow way
         return True
 
     def clip(self, phrase):
-        """The path of the clip saying `phrase`, or None."""
+        """The clip saying `phrase` (a file's path, or its offset in the clips file the
+        player keeps open), or None."""
         ready = self._ready
         if ready is not None and ready[0] == phrase and ready[1] is not None:
             return ready[1]
         name = _entry(self.clips, phrase)
-        return None if name is None else self.base + "/" + name
+        if name is None:
+            return None
+        if self.clips_file is None:
+            return self.base + "/" + name
+        return int(name) if self._use_pack is not None else None
+
+    def _use_clips_file(self, path):
+        # The player keeps the pack's clips file open; one without `use_pack` beeps.
+        self.clips_file = path
+        self._ready = None
+        if self._use_pack is not None:
+            if not self._use_pack(path):
+                self._check(self.player)
 
     # ----- calls ---------------------------------------------------------
 
@@ -227,12 +260,18 @@ class Announcer:
         return self._qlen > 0 or (self.player is not None and self.player.busy())
 
     def set_player(self, player):
-        if self.player is not None and self.player is not player:
-            self.player.stop()
+        old = self.player
+        if old is not None and old is not player:
+            old.stop()
+            if self._use_pack is not None:
+                self._use_pack(None)  # its clips file closed: the new player opens its own
         self.player = player
         self._ready = None
         self._prepare = getattr(player, "prepare", None)  # a buzzer has nothing to prepare
         self._poll = getattr(player, "poll", None)
+        self._use_pack = getattr(player, "use_pack", None)  # the I2S player's
+        if self.clips_file is not None:
+            self._use_clips_file(self.clips_file)
 
 
 def _entry(table, key):

@@ -328,7 +328,8 @@ class Session:
         is asked only when it may have something to do: most passes do nothing, and on an
         RP2040 every call costs more than the comparison that spares it."""
         r = self.records
-        if r.held:
+        flushed = r.held
+        if flushed:
             r.flush_one()  # what an earlier pass held (a press, a deadline's), one a pass
         deb = self.deb
         if deb.queued:
@@ -364,13 +365,15 @@ class Session:
             up.run(running, now)
         elif (
             running
+            and not flushed
             and not self.changed
             and (c.planned != self._prepared_plan or a.said != self._prepared_said)
         ):
-            # A pass where nothing happened: the next period's call table built and the next
-            # call's clip made ready, so that their deadlines only take them (both at once
-            # when they already are: clock.prepare, announcer.prepare). Once per deadline
-            # planned and clip played: asked again only when either changed.
+            # A pass where nothing happened (nor a held record was written): the next
+            # period's call table built, or else the next call's clip made ready (a part a
+            # pass), so that their deadlines only take them (both at once when they already
+            # are: clock.prepare, announcer.prepare). Once per deadline planned and clip
+            # played: asked again only when either changed, or a part is left.
             # Marked before it is tried: a preparation that fails (a clip that cannot be
             # opened, no heap for it) is not tried again every pass; the call then starts
             # the slow way. Only "something plays" asks again at the next quiet pass.

@@ -19,11 +19,17 @@ Clips (audio/wavhead.py says which):
 16-bit and ADPCM clips take their volume from I2S.shift, in 6 dB steps. Patterns:
 (freq_hz, ms) steps from audio/beep.py, as square waves.
 
-A clip can be made ready ahead (`prepare`, at a quiet moment: a call's clip before its
-deadline): opened, its header read and its first block decoded into the buffer the I2S
-takes. `play()` of that clip then only hands the buffer over: a call starts in a fraction
-of a millisecond instead of the 3-8 ms of opening a file on littlefs, reading its header
-and decoding a block. Anything else the player is asked meanwhile drops what was ready.
+A clip is a path (a WAV file of its own), or an offset in the pack's clips file (`use_pack`:
+the voice pack as `goclock voice push` leaves it, every clip in one file): that file is
+opened once and kept open, and a clip is then found by a seek. Opening a file on the
+RP2040's littlefs costs 2.6-5 ms (its folder searched by name), more than a loop step may.
+
+A clip can be made ready ahead (`prepare`, at quiet moments: a call's clip before its
+deadline), in two calls so that no one step does both halves: the first finds the clip
+and reads its header, the second decodes its first block into the buffer the I2S takes.
+`play()` of that clip then only hands the buffer over: a call starts in a fraction of a
+millisecond instead of the 3-8 ms of opening a file on littlefs, reading its header and
+decoding a block. Anything else the player is asked meanwhile drops what was ready.
 
 `play()` cuts whatever is playing: a new call always wins over a late old one. A clip
 that cannot be played is refused by play() (False, `error` says why: the announcer beeps
@@ -84,7 +90,9 @@ class I2SPlayer:
         self._palette = None
         self._shift = getattr(type(i2s), "shift", None)
         self._file = None
-        self._ready = None  # the path `prepare` opened and primed, not playing yet
+        self._pack = None  # the pack's clips file (`use_pack`), kept open
+        self._opened = None  # the clip `prepare` found and read the header of, not primed
+        self._ready = None  # the clip `prepare` opened and primed, not playing yet
         self._primed = False  # the buffer holds the first block of the clip, not yet sent
         self._left = 0  # samples of the clip still to send
         self._bits = 8  # of the clip playing: 8 or 16 (PCM), wavhead.ADPCM
@@ -148,29 +156,56 @@ class I2SPlayer:
         self._busy = False
         self._steps = None
         self._ready = None
+        self._opened = None
         self._primed = False
         f = self._file
         self._file = None
-        if f is not None:
+        if f is not None and f is not self._pack:
             f.close()
 
-    def prepare(self, path):
-        """Make the clip at `path` ready to start (opened, its first block decoded), when
-        nothing plays; True when it is ready. Costs what starting it would have."""
-        if self._ready == path:
+    def use_pack(self, path):
+        """Keep the pack's clips file at `path` open: integer clips are offsets in it from
+        now on (None: no pack). False when it cannot be opened (`error` says why)."""
+        self.stop()
+        if self._pack is not None:
+            self._pack.close()
+            self._pack = None
+        if path is None:
+            return True
+        try:
+            self._pack = self._open(path, "rb")
+        except OSError:
+            self.error = "no clips file " + path
+            return False
+        return True
+
+    def prepare(self, clip):
+        """Make `clip` ready to start, when nothing plays, in two calls: the first finds
+        it and reads its header (None: call again), the second decodes its first block
+        (True: ready). False when it cannot be made ready now (something plays, the
+        volume is 0) or at all (`error` says why). Costs what starting it would have."""
+        if self._ready is not None and self._ready == clip:
             return True
         if self._busy or self.volume == 0:
             return False
+        if self._opened is not None and self._opened == clip:
+            if not self._first():
+                self.stop()
+                return False
+            self._opened = None
+            self._ready = clip
+            return True
         self.stop()
         self.error = None
-        if not self._open_clip(path) or not self._first():
+        if not self._open_clip(clip):
             self.stop()
             return False
-        self._ready = path
-        return True
+        self._opened = clip
+        return None
 
     def play(self, what):
-        """Start a clip (path of a WAV) or a beep pattern; True when it plays."""
+        """Start a clip (a WAV's path, an offset in the pack) or a beep pattern; True when
+        it plays."""
         if self._ready is not None and what == self._ready:
             self._ready = None
             self._busy = True
@@ -181,7 +216,7 @@ class I2SPlayer:
         self.error = None
         if self.volume == 0:
             return False
-        if isinstance(what, str):
+        if isinstance(what, str) or isinstance(what, int):
             if not self._open_clip(what):
                 return False
         else:
@@ -204,19 +239,28 @@ class I2SPlayer:
         self._primed = more
         return more
 
-    def _open_clip(self, path):
+    def _open_clip(self, clip):
+        if isinstance(clip, int):
+            f = self._pack
+            if f is None:
+                self.error = "no clips file for clip %d" % clip
+                return False
+        else:
+            try:
+                f = self._open(clip, "rb")
+            except OSError:
+                self.error = "no clip " + clip
+                return False
         try:
-            f = self._open(path, "rb")
-        except OSError:
-            self.error = "no clip " + path
-            return False
-        try:
+            if f is self._pack:
+                f.seek(clip)
             bits, rate, frames, align = read_header(f)
             if rate != self.rate:
                 raise ValueError("%d Hz: the pack plays at %d Hz" % (rate, self.rate))
         except (ValueError, OSError) as exc:
-            self.error = "%s: %s" % (path, exc)
-            f.close()
+            self.error = "%s: %s" % (clip, exc)
+            if f is not self._pack:
+                f.close()
             return False
         self._file = f
         self._bits = bits

@@ -458,6 +458,38 @@ def manifest_text(manifest):
     return text.replace(json.dumps(mark), block) + "\n"
 
 
+# The pack as the clock holds it: every clip in one file, each phrase's entry giving where
+# its clip starts. A clip is then found by a seek in a file the player keeps open: opening
+# a file on the RP2040's littlefs takes 2.6-5 ms (its folder searched by name), one seek
+# in an open one a fraction of that (tools/rp2/README.md).
+CLIPS_FILE = "clips.bin"
+
+
+def device_pack(pack_dir, out_dir, profile_name=None):
+    """Write the pack as the clock holds it into `out_dir`: CLIPS_FILE (the clips, each
+    once, one after the other) and manifest.json (the checked manifest, with "clips" naming
+    that file and each phrase's "at": the byte where its clip's RIFF header starts).
+    Returns (manifest, [local paths]) with the clips' file first; GoclockError (nothing
+    written) when the pack is not usable."""
+    manifest = build_manifest(pack_dir, profile_name)
+    offsets = {}
+    clips_path = os.path.join(out_dir, CLIPS_FILE)
+    with open(clips_path, "wb") as out:
+        for fname in sorted(set(entry["file"] for entry in manifest["phrases"].values())):
+            offsets[fname] = out.tell()
+            with open(os.path.join(pack_dir, fname), "rb") as f:
+                out.write(f.read())
+            if out.tell() & 1:  # each clip starts on an even byte, as a RIFF chunk would
+                out.write(b"\0")
+    manifest["clips"] = CLIPS_FILE
+    for entry in manifest["phrases"].values():
+        entry["at"] = offsets[entry["file"]]
+    manifest_path = os.path.join(out_dir, "manifest.json")
+    with open(manifest_path, "w", encoding="utf-8") as f:
+        f.write(manifest_text(manifest))
+    return manifest, [clips_path, manifest_path]
+
+
 def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None, profile_name=None):
     """Upload a voice pack to the clock over an already-open connection.
 
@@ -472,31 +504,22 @@ def push(pack_dir, put_file, mkdir=None, remote_dir=None, progress=None, profile
     - `profile_name`: as for check(); needed for a folder with no manifest whose name is
       not zh, ja or en.
 
-    The clips go first and manifest.json last, so a pack cut off half way has no new
-    manifest pointing at missing clips. Returns the list of remote paths written.
+    The clock gets the pack's device form (`device_pack`): its clips in one file, then
+    manifest.json, last, so a pack cut off half way has no new manifest pointing into a
+    clips file that is not all there. Returns the list of remote paths written.
     """
-    fresh = build_manifest(pack_dir, profile_name)
-    remote_dir = (remote_dir or "/sounds/%s" % fresh["pack"]).rstrip("/")
-    if mkdir:
-        parts = remote_dir.strip("/").split("/")
-        for i in range(1, len(parts) + 1):
-            mkdir("/" + "/".join(parts[:i]))
-    files = sorted(set(entry["file"] for entry in fresh["phrases"].values()))
-    total = len(files) + 1
-    written = []
-    for i, fname in enumerate(files):
-        remote = remote_dir + "/" + fname
-        put_file(os.path.join(pack_dir, fname), remote)
-        written.append(remote)
-        if progress:
-            progress(i + 1, total, remote)
     with tempfile.TemporaryDirectory() as tmp:
-        local = os.path.join(tmp, "manifest.json")
-        with open(local, "w", encoding="utf-8") as f:
-            f.write(manifest_text(fresh))
-        remote = remote_dir + "/manifest.json"
-        put_file(local, remote)
-    written.append(remote)
-    if progress:
-        progress(total, total, remote)
+        manifest, local = device_pack(pack_dir, tmp, profile_name)
+        remote_dir = (remote_dir or "/sounds/%s" % manifest["pack"]).rstrip("/")
+        if mkdir:
+            parts = remote_dir.strip("/").split("/")
+            for i in range(1, len(parts) + 1):
+                mkdir("/" + "/".join(parts[:i]))
+        written = []
+        for path in local:
+            remote = remote_dir + "/" + os.path.basename(path)
+            put_file(path, remote)
+            written.append(remote)
+            if progress:
+                progress(len(written), len(local), remote)
     return written
