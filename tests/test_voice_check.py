@@ -178,12 +178,15 @@ def test_push_uploads_the_clips_file_then_the_manifest(zh):
     assert pushed["clips"] == "clips.bin"
     assert set(pushed["phrases"]) == set(original["phrases"])
     for phrase, entry in pushed["phrases"].items():
-        # Each phrase's "at" is where its own file's bytes start in the clips file.
+        # Each phrase's "at" is where its own file's samples start in the clips file, and
+        # "frames" how many there are; its whole file is in there, before them.
+        clip = voice.Clip(str(zh / entry["file"]))
         data = (zh / entry["file"]).read_bytes()
-        assert clips[entry["at"] : entry["at"] + len(data)] == data, phrase
-        assert entry["at"] % 2 == 0
+        start = entry["at"] - clip.data_offset
+        assert clips[start : start + len(data)] == data, phrase
+        assert start % 2 == 0 and entry["frames"] == clip.frames
         rest = dict(entry)
-        del rest["at"]
+        del rest["at"], rest["frames"]
         assert rest == original["phrases"][phrase]
     # Each clip once: the clips file is the files' sizes (and even-byte padding) at most.
     files = {entry["file"] for entry in pushed["phrases"].values()}
@@ -207,9 +210,11 @@ def test_push_of_a_recorded_pack_makes_its_manifest(tmp_path):
     voice.push(str(folder), put, profile_name="jp", remote_dir="/sounds/ja2/")
     m = json.loads(sent["/sounds/ja2/manifest.json"])
     assert m["sample_rate"] == 11025 and m["pack"] == "voice" and m["profile"] == "jp"
-    clip = (folder / "left_periods_3.wav").read_bytes()
+    clip = voice.Clip(str(folder / "left_periods_3.wav"))
+    data = (folder / "left_periods_3.wav").read_bytes()[clip.data_offset :]
     at = m["phrases"]["残り3回"]["at"]
-    assert sent["/sounds/ja2/clips.bin"][at : at + len(clip)] == clip
+    assert sent["/sounds/ja2/clips.bin"][at : at + len(data)] == data
+    assert m["phrases"]["残り3回"]["frames"] == clip.frames
     assert not (folder / "manifest.json").exists()  # the user's folder is left as it was
 
 

@@ -173,7 +173,7 @@ def test_the_pack_form_plays_every_phrase_as_its_own_file_does(device_sounds):
     assert len(phrases) > 100
     for phrase in phrases:
         clip = packed.clip(phrase)
-        assert isinstance(clip, int) and clip == phrases[phrase]["at"]
+        assert clip == (phrases[phrase]["at"], phrases[phrase]["frames"])
         cold = FakeI2S()
         by_file = player_i2s.I2SPlayer(cold, files.rate, volume=7)
         assert by_file.play(files.clip(phrase))
@@ -191,8 +191,12 @@ def test_the_pack_form_plays_every_phrase_as_its_own_file_does(device_sounds):
     player.stop()
     assert player.play(packed.clip(phrase))
     assert opened == [packed.clips_file] and not player._pack.closed
-    # An offset that is not a clip's start is refused, the clips file kept.
-    assert player.play(packed.clip(phrase) + 1) is False and "not a WAV file" in player.error
+    # A clip past the file's end (a manifest that does not match its clips file) plays
+    # nothing; the clips file is kept.
+    at, frames = packed.clip(phrase)
+    size = os.path.getsize(packed.clips_file)
+    i2s.drain()
+    assert player.play((size + at, frames)) is False and not player.busy()
     assert player.play(packed.clip(phrase)) and not player._pack.closed
     # A new pack (or none) closes it.
     kept = player._pack
@@ -213,6 +217,12 @@ def test_the_announcer_prepares_a_packed_clip_over_two_quiet_passes(device_sound
     assert a.prepare("还剩2次") is True  # nothing more to do
     a.say("还剩2次", 0, 1000, 1000)
     assert i2s.sizes == [1010]  # started from the block made ready
+    # The announcer names the clips' format as the player's header parser does.
+    from goclockfw.app.announcer import _clips_format
+    from goclockfw.audio import wavhead
+
+    assert _clips_format({"encoding": "ima-adpcm", "block_align": 512}) == (wavhead.ADPCM, 512)
+    assert _clips_format({"encoding": "pcm", "sample_width": 2}) == (16, 0)
 
 
 def test_a_pack_form_the_player_cannot_use_beeps_and_a_bad_offset_is_refused(
@@ -231,11 +241,21 @@ def test_a_pack_form_the_player_cannot_use_beeps_and_a_bad_offset_is_refused(
     (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
     b = Announcer()
     warning = b.load_pack(str(root), "zh")
-    assert "unusable" in warning and "10秒: at is not an offset" in warning
+    assert "unusable" in warning and "10秒: at and frames are not counts" in warning
     assert b.clips == b"" and b.clips_file is None
     m["clips"] = 7
     (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
     assert "clips is not a file name" in b.load_pack(str(root), "zh")
+    # Clips of a format the player cannot take: said once, the clock beeps.
+    m["clips"] = "clips.bin"
+    m["phrases"]["10秒"]["at"] = 0
+    m["block_align"] = 300
+    (root / "zh" / "manifest.json").write_text(json.dumps(m), "utf-8")
+    shutil.copyfile(device_sounds / "zh" / "clips.bin", root / "zh" / "clips.bin")
+    assert b.load_pack(str(root), "zh") is None
+    b.set_player(player_i2s.I2SPlayer(FakeI2S(), b.rate, volume=7))
+    assert b.fault == "clips of 4 bits in blocks of 300 bytes: not played"
+    m["block_align"] = 256
     # A clips file missing on the flash: the player says so once, the clock beeps.
     m["clips"] = "gone.bin"
     m["phrases"]["10秒"]["at"] = 0
@@ -473,6 +493,54 @@ def test_a_session_on_the_pack_form_starts_its_calls_from_clips_made_ready(devic
     calls = [x for x in log if x["event"] == "call"]
     assert len(calls) >= 10 and not [x for x in log if x.get("notice") == "voice"]
     assert len(started) >= len(calls) and started.count(True) >= len(calls) - 2, started
+
+
+LOOKUP = """
+import json, sys
+from goclockfw.app.announcer import Announcer, _entry, _lookup
+a = Announcer()
+assert a.load_pack(sys.argv[1], sys.argv[2]) is None and a._index is not None
+phrases = list(json.load(open(sys.argv[1] + "/" + sys.argv[2] + "/manifest.json"))["phrases"])
+found = [_lookup(a.clips, a._index, p) == _entry(a.clips, p) is not None for p in phrases]
+missing = [_lookup(a.clips, a._index, p) for p in ("", "61秒", "还剩99次", "x" * 40)]
+print(json.dumps([len(phrases), sum(found), missing]))
+"""
+
+
+@pytest.mark.parametrize("voice", ["zh", "ja", "en"])
+def test_the_clips_index_finds_what_the_table_holds_on_both_pythons(micropython, tmp_path, voice):
+    """The hash index gives each phrase the line a search of the table gives, and nothing
+    for a phrase not there: on CPython and on the MicroPython unix port (its own hash)."""
+    from goclockfw.app.announcer import Announcer, _entry, _lookup
+
+    a = Announcer()
+    assert a.load_pack(SOUNDS, voice) is None and a._index is not None
+    phrases = list(json.load(open(os.path.join(SOUNDS, voice, "manifest.json")))["phrases"])
+    for p in phrases:
+        assert _lookup(a.clips, a._index, p) == _entry(a.clips, p) is not None
+    script = tmp_path / "lookup.py"
+    script.write_text(LOOKUP)
+    out = run_micropython(micropython, str(script), SOUNDS, voice)
+    assert out.returncode == 0, out.stderr.decode()
+    assert json.loads(out.stdout) == [len(phrases), len(phrases), [None, None, None, None]]
+
+
+def test_the_clips_index_probes_past_collisions_and_gives_way_to_a_search_when_full():
+    from goclockfw.app import announcer
+
+    full = 3 * announcer.SLOTS // 4
+    keys = ["k%d" % i for i in range(full)]
+    table = b"\n" + b"".join(b"%s\t%d\n" % (k.encode(), i) for i, k in enumerate(keys))
+    index = announcer._index_of(table)
+    assert index is not None
+    slots = {hash(k) % announcer.SLOTS for k in keys}
+    assert len(slots) < len(keys)  # some keys share a slot: found by probing on
+    assert [announcer._lookup(table, index, k) for k in keys] == [str(i) for i in range(full)]
+    assert announcer._lookup(table, index, "k%d" % full) is None
+    more = table + b"x\t1\n"  # one line more than the index takes: searched instead
+    assert announcer._index_of(more) is None
+    assert announcer._lookup(more, None, "x") == "1"
+    assert announcer._index_of(b"\nno tab here\n") is None
 
 
 # ----- MicroPython: no allocation per block ----------------------------------------------

@@ -591,8 +591,10 @@ def main(argv=None):
             wait_prepared(pico, s)
             r = period_start(pico, s)
             limit, ok = verdict(r["us"], target_of("period_us", kind))
-            print("%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
-                  "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok))
+            print(
+                "%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
+                "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok)
+            )
         return 0
     if args.time:
         _kind, image, files, _label = runs[0]

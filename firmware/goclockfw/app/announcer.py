@@ -22,8 +22,8 @@ and the players stream from their own callbacks (audio/player_i2s.py) or from
 Voice pack: <sounds>/<voice>/manifest.json, whose "phrases" give each
 phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...). A pack as
 `goclock voice push` leaves it has its clips in one file (the manifest's "clips") and
-each phrase's place in it ("at"): the player keeps that file open (`use_pack`) and the
-clip of a phrase is its offset. A pack as the repository holds it (sounds/<voice>/, the
+each phrase's place in it ("at", where its samples start, and "frames", how many): the
+player keeps that file open (`use_pack`) and the clip of a phrase is (at, frames). A pack as the repository holds it (sounds/<voice>/, the
 desktop's) has a file a clip ("file"). A player without `use_pack` (the desktop's) is
 given the files; one that plays no clips beeps either way.
 A phrase without a clip, or a player that cannot play clips (a buzzer), gets
@@ -50,11 +50,13 @@ class Announcer:
         self._prepare = None  # its prepare(clip), the same way
         self._use_pack = None  # its use_pack(path): it can play a pack's clips file
         self.clips = b""  # "phrase\tfile" lines of the voice pack
+        self._index = None  # a hash index of those lines (`_index_of`), or None
         self.base = ""  # its directory
         self.notices = b""  # "notice\tphrase" lines: what the pack says for each notice
         self.rate = 8000  # the pack's sample rate, for the board's I2S
         self.pack = None
         self.clips_file = None  # the path of the pack's clips file; None: a file a clip
+        self._clips_format = (0, 0)  # its clips' bits and block size (player_i2s.use_pack)
         self.worst_late_ms = 0
         self.skipped = 0  # stale calls not spoken
         self.said = 0  # calls and notices started
@@ -66,7 +68,8 @@ class Announcer:
         self._qlen = 0
         self._group = None  # tick of the calls in the queue
         self._side = -1  # whose calls are playing
-        self._ready = None  # (phrase, clip path) made ready by `prepare`
+        self._ready = None  # (phrase, clip) made ready by `prepare`
+        self._found = None  # (phrase, clip) `prepare` has done a part of
         self.set_player(player)
 
     def load_pack(self, sounds_dir, voice):
@@ -83,16 +86,24 @@ class Announcer:
                 manifest = json.load(f)
             phrases = manifest["phrases"]
             packed = manifest.get("clips")
-            if packed is not None and not isinstance(packed, str):
-                raise ValueError("clips is not a file name")
+            if packed is not None:
+                if not isinstance(packed, str):
+                    raise ValueError("clips is not a file name")
+                fmt = _clips_format(manifest)
             table = bytearray(b"\n")
             for phrase in phrases:
                 entry = phrases[phrase]
-                clip = entry["file"]
-                if packed is not None:
-                    clip = entry["at"]
-                    if not isinstance(clip, int) or clip < 0:
-                        raise ValueError("%s: at is not an offset" % phrase)
+                if packed is None:
+                    clip = entry["file"]
+                else:
+                    at, frames = entry["at"], entry["frames"]
+                    if (
+                        not (isinstance(at, int) and isinstance(frames, int))
+                        or at < 0
+                        or frames < 0
+                    ):
+                        raise ValueError("%s: at and frames are not counts" % phrase)
+                    clip = "%d %d" % (at, frames)
                 table.extend(("%s\t%s\n" % (phrase, clip)).encode())
             device = manifest.get("device", {})
             said = bytearray(b"\n")
@@ -103,14 +114,19 @@ class Announcer:
             rate = manifest.get("sample_rate", 8000)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             self.clips = b""
+            self._index = None
             self.notices = b""
             self.pack = None
             self._use_clips_file(None)
             return "voice pack %s unusable (%s): beeps instead" % (voice, e)
         manifest = phrases = device = None
         self.base = base
+        if packed is not None:
+            self._clips_format = fmt
         self._use_clips_file(None if packed is None else base + "/" + packed)
         self.clips = bytes(table)
+        table = None
+        self._index = _index_of(self.clips)
         self._ready = None
         for i in range(FAULTS):  # a new pack: its faults are news
             self._faults[i] = None
@@ -133,32 +149,43 @@ class Announcer:
             if ready[1] is not None and prepare(ready[1]) is None:
                 return False  # a notice played since: made ready again, a part a pass
             return True
-        clip = self.clip(phrase)
+        found = self._found
+        if found is None or found[0] != phrase:
+            # Searched once (the table's find: 0.7-0.9 ms on the RP2040), kept for the part
+            # the next pass does.
+            found = self._found = (phrase, self.clip(phrase))
+        clip = found[1]
         done = None if clip is None else prepare(clip)
         if done is None and clip is not None:
             return False  # half made: the next quiet pass does the rest
+        self._found = None
         self._ready = (phrase, clip if done else None)  # None: the call starts the slow way
         return True
 
     def clip(self, phrase):
-        """The clip saying `phrase` (a file's path, or its offset in the clips file the
+        """The clip saying `phrase` (a file's path, or (at, frames) in the clips file the
         player keeps open), or None."""
         ready = self._ready
         if ready is not None and ready[0] == phrase and ready[1] is not None:
             return ready[1]
-        name = _entry(self.clips, phrase)
+        name = _lookup(self.clips, self._index, phrase)
         if name is None:
             return None
         if self.clips_file is None:
             return self.base + "/" + name
-        return int(name) if self._use_pack is not None else None
+        if self._use_pack is None:
+            return None
+        space = name.find(" ")
+        return (int(name[:space]), int(name[space + 1 :]))
 
     def _use_clips_file(self, path):
         # The player keeps the pack's clips file open; one without `use_pack` beeps.
         self.clips_file = path
         self._ready = None
+        self._found = None
         if self._use_pack is not None:
-            if not self._use_pack(path):
+            bits, align = self._clips_format
+            if not self._use_pack(path, bits, align):
                 self._check(self.player)
 
     # ----- calls ---------------------------------------------------------
@@ -267,11 +294,70 @@ class Announcer:
                 self._use_pack(None)  # its clips file closed: the new player opens its own
         self.player = player
         self._ready = None
+        self._found = None
         self._prepare = getattr(player, "prepare", None)  # a buzzer has nothing to prepare
         self._poll = getattr(player, "poll", None)
         self._use_pack = getattr(player, "use_pack", None)  # the I2S player's
         if self.clips_file is not None:
             self._use_clips_file(self.clips_file)
+
+
+def _clips_format(manifest):
+    # (bits, block size) of a clips file's clips, as player_i2s.use_pack takes them.
+    if manifest.get("encoding") == "ima-adpcm":
+        return 4, manifest["block_align"]  # wavhead.ADPCM (not imported: the desktop's too)
+    return 8 * manifest["sample_width"], 0
+
+
+# The clips' table is searched through a hash index: a find over the whole table (3-4 KB) is
+# 0.7-1.2 ms on the RP2040, a memcmp at every byte; through the index, a hash and a probe
+# or two. SLOTS offsets of 16 bits (512 B), open addressing, at most 3/4 of them used (the
+# zh pack has 110 phrases; a table the index cannot take is searched the slow way).
+SLOTS = 256
+EMPTY = 0xFFFF
+
+
+def _index_of(table):
+    """The hash index of `table`'s lines (see `_entry`): slot hash(key) % SLOTS, or the
+    next free one, holds the offset of the key's line. None when the table is too large for
+    it (`_lookup` then searches the table itself)."""
+    if len(table) >= EMPTY:
+        return None
+    index = bytearray(b"\xff" * (2 * SLOTS))
+    lines = 0
+    i = 1
+    while i < len(table):
+        tab = table.find(b"\t", i)
+        end = table.find(b"\n", i)
+        if tab < 0 or end < tab:
+            return None  # not a table of "key\tvalue" lines
+        lines += 1
+        if 4 * lines > 3 * SLOTS:
+            return None
+        slot = hash(table[i:tab].decode()) % SLOTS  # as `_lookup` hashes the key: a str
+        while index[2 * slot] != 0xFF or index[2 * slot + 1] != 0xFF:
+            slot = (slot + 1) % SLOTS
+        index[2 * slot] = i & 0xFF
+        index[2 * slot + 1] = i >> 8
+        i = end + 1
+    return index
+
+
+def _lookup(table, index, key):
+    """What `_entry(table, key)` gives, found through `index` (`_index_of`) when there is
+    one."""
+    if index is None:
+        return _entry(table, key)
+    k = ("%s\t" % key).encode()
+    slot = hash(key) % SLOTS
+    while True:
+        at = index[2 * slot] | index[2 * slot + 1] << 8
+        if at == EMPTY:
+            return None
+        if table.startswith(k, at):
+            at += len(k)
+            return table[at : table.find(b"\n", at)].decode()
+        slot = (slot + 1) % SLOTS
 
 
 def _entry(table, key):

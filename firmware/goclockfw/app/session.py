@@ -367,7 +367,9 @@ class Session:
             running
             and not flushed
             and not self.changed
-            and (c.planned != self._prepared_plan or a.said != self._prepared_said)
+            and (
+                c.planned != self._prepared_plan or (a.said != self._prepared_said and not a.busy())
+            )
         ):
             # A pass where nothing happened (nor a held record was written): the next
             # period's call table built, or else the next call's clip made ready (a part a
@@ -376,7 +378,8 @@ class Session:
             # played: asked again only when either changed, or a part is left.
             # Marked before it is tried: a preparation that fails (a clip that cannot be
             # opened, no heap for it) is not tried again every pass; the call then starts
-            # the slow way. Only "something plays" asks again at the next quiet pass.
+            # the slow way. Only "something plays" asks again, at the first quiet pass
+            # after it has ended (not every pass meanwhile: each costs a lookup).
             if not c.prepare():
                 self._prepared_plan = c.planned
                 self._prepared_said = a.said

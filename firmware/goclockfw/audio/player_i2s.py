@@ -19,10 +19,12 @@ Clips (audio/wavhead.py says which):
 16-bit and ADPCM clips take their volume from I2S.shift, in 6 dB steps. Patterns:
 (freq_hz, ms) steps from audio/beep.py, as square waves.
 
-A clip is a path (a WAV file of its own), or an offset in the pack's clips file (`use_pack`:
-the voice pack as `goclock voice push` leaves it, every clip in one file): that file is
-opened once and kept open, and a clip is then found by a seek. Opening a file on the
-RP2040's littlefs costs 2.6-5 ms (its folder searched by name), more than a loop step may.
+A clip is a path (a WAV file of its own), or (at, frames) in the pack's clips file
+(`use_pack`: the voice pack as `goclock voice push` leaves it, every clip in one file, the
+manifest giving where each clip's samples start and how many there are, the pack's format
+for all): that file is opened once and kept open, and a clip is then found by a seek, no
+header read. Opening a file on the RP2040's littlefs costs 2.6-5 ms (its folder searched
+by name) and reading a header 0.7 ms, more than a loop step may take with the rest.
 
 A clip can be made ready ahead (`prepare`, at quiet moments: a call's clip before its
 deadline), in two calls so that no one step does both halves: the first finds the clip
@@ -91,6 +93,8 @@ class I2SPlayer:
         self._shift = getattr(type(i2s), "shift", None)
         self._file = None
         self._pack = None  # the pack's clips file (`use_pack`), kept open
+        self._pack_bits = 0  # its clips' format: bits (wavhead.ADPCM for ADPCM), block size
+        self._pack_align = 0
         self._opened = None  # the clip `prepare` found and read the header of, not primed
         self._ready = None  # the clip `prepare` opened and primed, not playing yet
         self._primed = False  # the buffer holds the first block of the clip, not yet sent
@@ -163,26 +167,32 @@ class I2SPlayer:
         if f is not None and f is not self._pack:
             f.close()
 
-    def use_pack(self, path):
-        """Keep the pack's clips file at `path` open: integer clips are offsets in it from
-        now on (None: no pack). False when it cannot be opened (`error` says why)."""
+    def use_pack(self, path, bits=ADPCM, align=256):
+        """Keep the pack's clips file at `path` open (None: no pack): (at, frames) clips
+        are in it from now on, each of `bits` (8 or 16 for PCM, wavhead.ADPCM) and, for
+        ADPCM, blocks of `align` bytes. False when it cannot be used (`error` says why)."""
         self.stop()
         if self._pack is not None:
             self._pack.close()
             self._pack = None
         if path is None:
             return True
+        if not (bits == ADPCM and align in BLOCKS or bits in (8, 16) and not align):
+            self.error = "clips of %d bits in blocks of %d bytes: not played" % (bits, align)
+            return False
         try:
             self._pack = self._open(path, "rb")
         except OSError:
             self.error = "no clips file " + path
             return False
+        self._pack_bits = bits
+        self._pack_align = align
         return True
 
     def prepare(self, clip):
         """Make `clip` ready to start, when nothing plays, in two calls: the first finds
-        it and reads its header (None: call again), the second decodes its first block
-        (True: ready). False when it cannot be made ready now (something plays, the
+        it (a seek in the clips file; or opens its file and reads its header) (None: call
+        again), the second decodes its first block (True: ready). False when it cannot be made ready now (something plays, the
         volume is 0) or at all (`error` says why). Costs what starting it would have."""
         if self._ready is not None and self._ready == clip:
             return True
@@ -216,7 +226,7 @@ class I2SPlayer:
         self.error = None
         if self.volume == 0:
             return False
-        if isinstance(what, str) or isinstance(what, int):
+        if isinstance(what, str) or isinstance(what[0], int):  # a pattern: (freq, ms) steps
             if not self._open_clip(what):
                 return False
         else:
@@ -240,28 +250,32 @@ class I2SPlayer:
         return more
 
     def _open_clip(self, clip):
-        if isinstance(clip, int):
+        if not isinstance(clip, str):
             f = self._pack
+            at, frames = clip
             if f is None:
-                self.error = "no clips file for clip %d" % clip
+                self.error = "no clips file for the clip at %d" % at
                 return False
+            try:
+                f.seek(at)  # the manifest's format and length: no header to read
+            except OSError as exc:
+                self.error = "clip at %d: %s" % (at, exc)
+                return False
+            bits, align = self._pack_bits, self._pack_align
         else:
             try:
                 f = self._open(clip, "rb")
             except OSError:
                 self.error = "no clip " + clip
                 return False
-        try:
-            if f is self._pack:
-                f.seek(clip)
-            bits, rate, frames, align = read_header(f)
-            if rate != self.rate:
-                raise ValueError("%d Hz: the pack plays at %d Hz" % (rate, self.rate))
-        except (ValueError, OSError) as exc:
-            self.error = "%s: %s" % (clip, exc)
-            if f is not self._pack:
+            try:
+                bits, rate, frames, align = read_header(f)
+                if rate != self.rate:
+                    raise ValueError("%d Hz: the pack plays at %d Hz" % (rate, self.rate))
+            except (ValueError, OSError) as exc:
+                self.error = "%s: %s" % (clip, exc)
                 f.close()
-            return False
+                return False
         self._file = f
         self._bits = bits
         self._left = frames

@@ -459,31 +459,36 @@ def manifest_text(manifest):
 
 
 # The pack as the clock holds it: every clip in one file, each phrase's entry giving where
-# its clip starts. A clip is then found by a seek in a file the player keeps open: opening
-# a file on the RP2040's littlefs takes 2.6-5 ms (its folder searched by name), one seek
-# in an open one a fraction of that (tools/rp2/README.md).
+# its clip's samples start and how many there are. A clip is then found by a seek in a file
+# the player keeps open, its header already read here: opening a file on the RP2040's
+# littlefs takes 2.6-5 ms (its folder searched by name) and parsing a WAV header 0.7 ms,
+# a seek in an open one 0.02 ms (tools/rp2/README.md).
 CLIPS_FILE = "clips.bin"
 
 
 def device_pack(pack_dir, out_dir, profile_name=None):
-    """Write the pack as the clock holds it into `out_dir`: CLIPS_FILE (the clips, each
-    once, one after the other) and manifest.json (the checked manifest, with "clips" naming
-    that file and each phrase's "at": the byte where its clip's RIFF header starts).
+    """Write the pack as the clock holds it into `out_dir`: CLIPS_FILE (the clips' WAV
+    files, each once, one after the other) and manifest.json (the checked manifest, with
+    "clips" naming that file, each phrase's "at", the byte where its clip's samples start
+    in it, and "frames", how many samples it has; every clip has the format the manifest
+    gives: `check` refuses a mix).
     Returns (manifest, [local paths]) with the clips' file first; GoclockError (nothing
     written) when the pack is not usable."""
     manifest = build_manifest(pack_dir, profile_name)
-    offsets = {}
+    placed = {}
     clips_path = os.path.join(out_dir, CLIPS_FILE)
     with open(clips_path, "wb") as out:
         for fname in sorted(set(entry["file"] for entry in manifest["phrases"].values())):
-            offsets[fname] = out.tell()
-            with open(os.path.join(pack_dir, fname), "rb") as f:
+            path = os.path.join(pack_dir, fname)
+            clip = Clip(path)
+            placed[fname] = (out.tell() + clip.data_offset, clip.frames)
+            with open(path, "rb") as f:
                 out.write(f.read())
             if out.tell() & 1:  # each clip starts on an even byte, as a RIFF chunk would
                 out.write(b"\0")
     manifest["clips"] = CLIPS_FILE
     for entry in manifest["phrases"].values():
-        entry["at"] = offsets[entry["file"]]
+        entry["at"], entry["frames"] = placed[entry["file"]]
     manifest_path = os.path.join(out_dir, "manifest.json")
     with open(manifest_path, "w", encoding="utf-8") as f:
         f.write(manifest_text(manifest))
