@@ -363,6 +363,7 @@ def test_i2s_micropython_framebuf_path_matches_cpython(micropython, tmp_path):
         "    p.play(what)\n"
         "    while p.busy():\n"
         "        p._on_sent(i2s)\n"
+        "        p.poll(0)\n"
         "print(len(i2s.out), binascii.crc32(i2s.out))\n" % clip
     )
     out = run_micropython(micropython, str(script))

@@ -586,8 +586,8 @@ for path, volume in ((sys.argv[1], 10), (sys.argv[1], 6), (sys.argv[2], 10), (sy
     try:
         while p.busy():
             t += 31
-            p.poll(t)  # the announcer's call every loop pass (the watchdog)
-            p._on_sent(i2s)  # the I2S took the buffer: the next block
+            p._on_sent(i2s)  # the I2S took the buffer
+            p.poll(t)  # the announcer's call every loop pass: the next block
     finally:
         micropython.heap_unlock()
     out["%s@%d" % (path.rsplit("/", 1)[1], volume)] = [i2s.crc, i2s.writes, i2s.sent, p.error]

@@ -91,9 +91,13 @@ class FakeI2S:
         self.sizes.append(len(buf))
 
     def take(self):
-        """The I2S has taken the pending buffer: its callback runs."""
+        """The I2S has taken the pending buffer: its callback runs, then the loop's next
+        pass polls the player (player_i2s: the poll sends the next buffer)."""
         self.pending = False
         self.handler(self)
+        player = getattr(self.handler, "__self__", None)  # the bound _on_sent's player
+        if player is not None and not self.pending:
+            player.poll(0)
 
     def drain(self, limit=100000):
         while self.pending and limit:

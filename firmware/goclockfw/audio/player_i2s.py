@@ -2,9 +2,14 @@
 
 The board's hardware layer makes the `machine.I2S` object (TX, 16-bit, mono, at the
 pack's sample rate) and hands it over; nothing here touches pins. The player puts the
-I2S into non-blocking mode: each time a buffer has been taken, the I2S callback reads
-the next piece of the clip from flash into the same preallocated buffer. So the clock's
-loop never waits for audio, and no memory is allocated per piece. Opening a clip (a call,
+I2S into non-blocking mode: each time a buffer has been taken, the I2S callback only
+notes it, and the loop's next pass (`poll`, the announcer calls it every pass; the loop
+comes back within wake.BUSY_MS while a clip plays) reads the next piece of the clip from
+flash into the same preallocated buffer. So the clock's loop never waits for audio, and
+no memory is allocated per piece. The I2S ring (2 KB on the Pico: 64 ms at 16 kHz) plays
+on meanwhile. Not in the callback itself: it is scheduled, so it runs wherever the
+interpreter is, at the bottom of the deepest call chain too, and a flash read and a
+decode from there took the RP2040's 8 KB C stack past its end (tools/rp2/README.md). Opening a clip (a call,
 an event) allocates its file object and parses its header (audio/wavhead.py); that is all,
 but for the first clip of 512-byte ADPCM blocks (a larger output buffer) or of 8-bit PCM
 (the palette below), each made once.
@@ -38,11 +43,11 @@ that cannot be played is refused by play() (False, `error` says why: the announc
 instead); a clip that fails half way (a flash read error) stops, silent, with `error`
 set. Neither raises: nothing here may stop the clock.
 
-A watchdog in `poll(now)` (the announcer calls it every loop pass): the I2S callback is a
-scheduled one, and on an ESP32 a full scheduler queue (a bounce storm while the loop was
-blocked) drops it; the player would then wait for it forever, silent for the rest of the
-game. When a buffer has been out for STUCK_MS, far longer than it takes to play, the
-callback is taken as lost and playback goes on (`stuck` counts it).
+A watchdog in `poll(now)`: the I2S callback is a scheduled one, and on an ESP32 a full
+scheduler queue (a bounce storm while the loop was blocked) drops it; the player would
+then wait for it forever, silent for the rest of the game. When a buffer has been out for
+STUCK_MS, far longer than it takes to play, the callback is taken as lost and playback
+goes on (`stuck` counts it).
 """
 
 from goclockfw.audio.adpcm import decode_block, samples_per_block
@@ -294,12 +299,15 @@ class I2SPlayer:
         return True
 
     def poll(self, now):
-        """The watchdog: a buffer out for STUCK_MS means its callback was lost.
+        """Every loop pass: the next buffer sent once the I2S has taken the last one; and
+        the watchdog: a buffer out for STUCK_MS means its callback was lost.
 
         The player reads no clock: a buffer's time is that of the first poll that sees it
         out (one loop pass after the write at most). Not the last poll's time: a call
         started after a long sleep would look stuck at once, and be written over."""
         if not self._in_flight:
+            if self._busy:
+                self._feed()
             return
         if not self._stamped:
             self._sent_at = now
@@ -311,11 +319,10 @@ class I2SPlayer:
                 self._feed()
 
     def _on_sent(self, _):
-        # Called (scheduled, not in a hard IRQ) when the I2S has taken the last buffer.
+        # Called (scheduled, not in a hard IRQ) when the I2S has taken the last buffer: only
+        # noted; the next `poll` sends the next one (the module's docstring says why).
         self._in_flight = False
         self._retired = None
-        if self._busy:
-            self._feed()
 
     def _feed(self):
         try:
