@@ -224,6 +224,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     log("paused, %g s ..." % seconds)
     out["paused"] = idle_window(pico, s, seconds)
     out["period"] = period_start(pico, s)
+    out["stack_max"] = s.request("probe")["stack_max"]  # the deepest since boot, all of it
     out["emulated_s"] = pico.now_s
     out["wall_s"] = time.monotonic() - wall
     out["noise"] = s.noise
@@ -349,6 +350,7 @@ def _median(xs):
 
 
 KB = 1024
+STACK_BYTES = 8 * 1024
 # The targets (issue 20), by layout where they differ: (limit, "max" or "min").
 TARGETS = {
     "heap_after_boot": {"mpy": (160 * KB, "min"), "frozen": (200 * KB, "min")},
@@ -358,6 +360,9 @@ TARGETS = {
     "watch_press_us": (5000, "max"),
     "pin_step_us": (2000, "max"),
     "period_us": (2000, "max"),
+    # The RP2040's main stack is 8 KB, right above the GC heap's end (goclock_probe.py): a
+    # kilobyte left for what an interrupt handler pushes on top of the deepest Python call.
+    "stack_max": (STACK_BYTES - 1024, "max"),
     "pass_lock_errors": (0, "max"),
     "pass_alloc": (0, "max"),
     "usb_write_us": (5000, "max"),
@@ -435,6 +440,10 @@ def figures(r):
         ),
         "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
         "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
+        "stack_max": (
+            r["stack_max"],
+            "%d B of the %d B stack, since boot" % (r["stack_max"], STACK_BYTES),
+        ),
         "setup": (
             r["setup"]["erases"],
             "%d erases, %d page programs, from power-on, done by %.0f s"
@@ -480,6 +489,7 @@ ROWS = (
     ("quiet_pass_us", "(g) a quiet pass: its own CPU"),
     ("usb_write_us", "(h) longest USB write, host stopped 2 s"),
     ("gc_us", "a full gc.collect() in a game"),
+    ("stack_max", "C stack: its deepest use"),
     ("setup", "first boot: the log's chunks prepared"),
     ("idle", "(c) idle CPU: no game / running / paused"),
     ("flash_press", "(d) flash per press"),

@@ -52,23 +52,35 @@ class Loop:
         board.kbd_intr(self._kbd)
 
     def run(self):
-        while not self.board.quit:
-            self.step()
+        # `step`'s body, inline: a call level less under every pass. The RP2040's C stack
+        # is 8 KB and a game's first press over serial goes ~20 Python calls deep (measured:
+        # the probe's stack_max, tools/rp2/README.md); each level takes 250-350 B of it.
+        board = self.board
+        while not board.quit:
+            try:
+                self._step()
+            except Exception as e:
+                self._failed(e)
 
     def step(self):
+        """One pass, its errors caught (`run` does the same, inline)."""
         try:
             self._step()
-        except MemoryError:
+        except Exception as e:
+            self._failed(e)
+
+    def _failed(self, e):
+        if isinstance(e, MemoryError):
             import gc
 
             gc.collect()
             self.errors += 1
-        except Exception as e:  # a bug must not stop the clock: note it and go on
-            self.errors += 1
-            if self.errors < 20:
-                s = self.session
-                s.notice("error", "%s: %s" % (type(e).__name__, e), s.now, speak=False)
-            self.board.wait(1)
+            return
+        self.errors += 1  # a bug must not stop the clock: note it and go on
+        if self.errors < 20:
+            s = self.session
+            s.notice("error", "%s: %s" % (type(e).__name__, e), s.now, speak=False)
+        self.board.wait(1)
 
     def _step(self):
         b = self.board
