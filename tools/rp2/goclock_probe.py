@@ -52,6 +52,7 @@ import gc
 import time
 
 import micropython
+import stackpaint
 
 from goclockfw.app import hostline, loop, session
 from goclockfw.protocol import commands
@@ -252,7 +253,7 @@ def _probe(req):
         "window": dict(_done),
         "lock_trace": _trace_text(),
         "journal": _journal(),
-        "stack_max": _stack_max(),
+        "stack_max": stackpaint.deepest(),
     }
 
 
@@ -298,43 +299,9 @@ def _probe_init(self, app_, write=None, source="host"):
         self._cmds["probe"] = _probe
 
 
-# The C stack's deepest use since boot: the RP2040's main stack is 8 KB (__StackBottom
-# 0x20040000 to __StackTop 0x20042000 in the rp2 port's linker map), right above the GC
-# heap's end. MicroPython checks its depth at each Python call, 256 B short of the bottom;
-# C code run past that (littlefs, say) would write into the heap's last blocks. The free
-# part is painted at import (the probe loads from /boot.py: a shallow stack) and read back
-# by each probe: `stack_max` is how deep it has been (bytes from the top).
-STACK_BOTTOM = 0x20040000
-STACK_TOP = 0x20042000
-PAINT = 0x2A5A5A5A  # a small int on the 32-bit port: reading it back allocates nothing
-
-
-def _paint_stack():
-    try:
-        import machine
-
-        mem = machine.mem32
-    except (ImportError, AttributeError):  # not the rp2 port
-        return
-    sp = STACK_TOP - micropython.stack_use()  # about the stack pointer here
-    for a in range(STACK_BOTTOM, sp - 512, 4):
-        mem[a] = PAINT
-
-
-def _stack_max():
-    try:
-        import machine
-
-        mem = machine.mem32
-    except (ImportError, AttributeError):
-        return None
-    a = STACK_BOTTOM
-    while a < STACK_TOP and mem[a] == PAINT:
-        a += 4
-    return STACK_TOP - a
-
-
-_paint_stack()
+# The C stack's deepest use since boot (stackpaint.py): `stack_max` in every reply. The
+# probe's own wrappers (Loop._step, HostLine.feed, Session.step) are in it: a level each.
+stackpaint.paint()
 hostline.HostLine.feed = _probe_feed
 commands.Protocol.__init__ = _probe_init
 loop.Loop._send = _probe_send

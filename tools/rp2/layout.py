@@ -46,8 +46,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def probe_files():
     """The test probe (goclock_probe.py, loaded by /boot.py): for emulated runs only."""
     return [
+        (os.path.join(HERE, "stackpaint.py"), "/stackpaint.mpy"),
         (os.path.join(HERE, "goclock_probe.py"), "/goclock_probe.mpy"),
         (os.path.join(HERE, "probe_boot.py"), "/boot.py"),
+    ]
+
+
+def stack_files():
+    """The C stack's own run (stack_boot.py as /boot.py): the firmware with nothing
+    wrapped, and a `stack` command."""
+    return [
+        (os.path.join(HERE, "stackpaint.py"), "/stackpaint.mpy"),
+        (os.path.join(HERE, "stack_boot.py"), "/boot.py"),
     ]
 
 

@@ -51,11 +51,56 @@ from . import build, client, emu, layout
 TC = {"type": "byoyomi", "main": 3600, "periods": 5, "period": 30}
 
 
-def boot(image, files):
+def boot(image, files, extra=None):
+    """The emulated Pico booted from `files` and the probe's (or `extra`'s) files."""
     with tempfile.TemporaryDirectory() as tmp:
-        layout.lay_out(files + layout.probe_files(), tmp)
+        layout.lay_out(files + (layout.probe_files() if extra is None else extra), tmp)
         pico = emu.Pico(image, emu.make_fs(tmp))
     return pico, client.Session(pico)
+
+
+def stack(image, files, presses=6, log=print):
+    """The C stack's deepest use, with nothing of the probe's wrapped around the firmware
+    (stack_boot.py): a first boot and its chunks made, a game started and pressed over
+    serial (with `watch` on too) and on the pins, a pause and a resume, a byo-yomi game's
+    period ended, status and logs.list; `stack` then reads the deepest since boot."""
+    pico, s = boot(image, files, layout.stack_files())
+    s.wait_ready(timeout=60)
+    wait_prepared(pico, s)
+    s.request("config.set", config={"time_control": TC})
+    s.request("reset")
+    wait_prepared(pico, s)
+    s.request("press", side="white")  # the game's first press: its "game" record
+    s.run_for(1.0)
+    side = "black"
+    for i in range(presses):
+        if i == presses // 2:
+            s.request("watch", on=True)
+        s.request("press", side=side)
+        side = "white" if side == "black" else "black"
+        s.run_for(0.5)
+    s.request("watch", on=False)
+    for _ in range(2):  # on the pins, as pin_press does (without the probe's step timing)
+        pin = pico.mcu.gpio[BUTTON_PINS[0 if s.request("status")["turn"] == "black" else 1]]
+        pin.set_input_value(False)
+        s.run_for(0.1)
+        pin.set_input_value(True)
+        s.run_for(0.4)
+    for cmd in ("pause", "resume"):
+        s.request(cmd)
+        s.run_for(1.0)  # said
+    s.request("status")
+    s.request("logs.list")
+    s.request("pause")
+    s.run_for(1.0)
+    s.request("config.set", config={"time_control": PERIOD_TC})
+    s.request("reset")
+    s.request("press", side="white")
+    s.run_for(13.0)
+    st = s.request("status")
+    if st["black"]["periods"] != 2:
+        raise SystemExit("the period did not end: %s" % st)
+    return {"stack_max": s.request("stack")["stack_max"], "noise": s.noise}
 
 
 def idle_window(pico, s, seconds):
@@ -224,7 +269,9 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     log("paused, %g s ..." % seconds)
     out["paused"] = idle_window(pico, s, seconds)
     out["period"] = period_start(pico, s)
-    out["stack_max"] = s.request("probe")["stack_max"]  # the deepest since boot, all of it
+    out["stack_probe"] = s.request("probe")["stack_max"]  # since boot, the probe's levels in
+    log("the C stack, without the probe ...")
+    out["stack_max"] = stack(image, files)["stack_max"]
     out["emulated_s"] = pico.now_s
     out["wall_s"] = time.monotonic() - wall
     out["noise"] = s.noise
@@ -442,7 +489,8 @@ def figures(r):
         "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
         "stack_max": (
             r["stack_max"],
-            "%d B of the %d B stack, since boot" % (r["stack_max"], STACK_BYTES),
+            "%d B of the %d B stack (%d B with the probe's wrappers)"
+            % (r["stack_max"], STACK_BYTES, r["stack_probe"]),
         ),
         "setup": (
             r["setup"]["erases"],
@@ -489,7 +537,7 @@ ROWS = (
     ("quiet_pass_us", "(g) a quiet pass: its own CPU"),
     ("usb_write_us", "(h) longest USB write, host stopped 2 s"),
     ("gc_us", "a full gc.collect() in a game"),
-    ("stack_max", "C stack: its deepest use"),
+    ("stack_max", "C stack: its deepest use, without the probe"),
     ("setup", "first boot: the log's chunks prepared"),
     ("idle", "(c) idle CPU: no game / running / paused"),
     ("flash_press", "(d) flash per press"),
@@ -552,6 +600,9 @@ def main(argv=None):
         "--chunks", type=int, default=0, help="with --heap: this many log chunks on the flash"
     )
     ap.add_argument(
+        "--stack", action="store_true", help="only the C stack's deepest use (its own run)"
+    )
+    ap.add_argument(
         "--period", action="store_true", help="only (e), a period's start, after the first boot"
     )
     ap.add_argument(
@@ -593,6 +644,15 @@ def main(argv=None):
             if r["noise"]:
                 print("  chip printed: %s" % r["noise"][:5])
         print("\n%d target(s) missed" % missed)
+        return 0
+    if args.stack:
+        for kind, image, files, label in runs:
+            r = stack(image, files)
+            limit, ok = verdict(r["stack_max"], target_of("stack_max", kind))
+            print(
+                "%s: the C stack's deepest use: %d B  [target %s: %s]"
+                % (label, r["stack_max"], limit, ok)
+            )
         return 0
     if args.period:
         for kind, image, files, label in runs:
