@@ -22,8 +22,14 @@ def frozen(frozen_image, tmp_path_factory):
 def test_only_main_py_board_json_and_the_voice_on_the_storage(frozen):
     files = emu.read_fs(frozen["pico"].fs_image())
     firmware = sorted(p for p in files if not p.startswith("/sounds/"))
-    # boot.py and goclock_probe.mpy are the test probe, not the firmware.
-    assert firmware == ["/board.json", "/boot.py", "/goclock_probe.mpy", "/main.py"]
+    # boot.py, goclock_probe.mpy and stackpaint.mpy are the test probe, not the firmware.
+    assert firmware == [
+        "/board.json",
+        "/boot.py",
+        "/goclock_probe.mpy",
+        "/main.py",
+        "/stackpaint.mpy",
+    ]
     assert "/sounds/zh/clips.bin" in files and "/sounds/zh/manifest.json" in files
 
 
