@@ -80,12 +80,8 @@ def stack(image, files, presses=6, log=print):
         side = "white" if side == "black" else "black"
         s.run_for(0.5)
     s.request("watch", on=False)
-    for _ in range(2):  # on the pins, as pin_press does (without the probe's step timing)
-        pin = pico.mcu.gpio[BUTTON_PINS[0 if s.request("status")["turn"] == "black" else 1]]
-        pin.set_input_value(False)
-        s.run_for(0.1)
-        pin.set_input_value(True)
-        s.run_for(0.4)
+    for _ in range(2):  # on the pins (pin_press's tap, without the probe's step timing)
+        tap_pin(pico, s, s.request("status")["turn"])
     for cmd in ("pause", "resume"):
         s.request(cmd)
         s.run_for(1.0)  # said
@@ -120,18 +116,24 @@ def idle_window(pico, s, seconds):
 BUTTON_PINS = (14, 15)  # boards/pico.json: left (Black, as configured), right (White)
 
 
+def tap_pin(pico, s, turn, hold=0.1, settle=0.4):
+    """The button of `turn` ("black" or "white") pressed on its GPIO for `hold` s, then
+    `settle` s more (emulated)."""
+    pin = pico.mcu.gpio[BUTTON_PINS[0 if turn == "black" else 1]]
+    pin.set_input_value(False)  # the pins pull up: pressed reads 0
+    s.run_for(hold)
+    pin.set_input_value(True)
+    s.run_for(settle)
+
+
 def pin_press(pico, s, hold=0.1, settle=0.4):
     """The button of the side to move, pressed on its GPIO (its PIO edge timer, the
     debouncer, the session): the longest Session.step meanwhile, which is the one that
     takes the press, and what it allocated."""
     turn = s.request("status")["turn"]
-    pin = pico.mcu.gpio[BUTTON_PINS[0 if turn == "black" else 1]]
     s.request("probe", step_alloc=True)  # collects the heap, drops the longest step so far
     f0 = pico.flash.snapshot()
-    pin.set_input_value(False)  # the pins pull up: pressed reads 0
-    s.run_for(hold)
-    pin.set_input_value(True)
-    s.run_for(settle)
+    tap_pin(pico, s, turn, hold, settle)
     f1 = pico.flash.snapshot()
     p = s.request("probe", step_alloc=False)
     if s.request("status")["turn"] == turn:

@@ -23,8 +23,8 @@ Voice pack: <sounds>/<voice>/manifest.json, whose "phrases" give each
 phrase's clip and "device" the phrase of each notice ("pause", "preset_3"...). A pack as
 `goclock voice push` leaves it has its clips in one file (the manifest's "clips") and
 each phrase's place in it ("at", where its samples start, and "frames", how many): the
-player keeps that file open (`use_pack`) and the clip of a phrase is (at, frames). A pack as the repository holds it (sounds/<voice>/, the
-desktop's) has a file a clip ("file"). A player without `use_pack` (the desktop's) is
+player keeps that file open (`use_pack`) and the clip of a phrase is (at, frames). A pack
+as the repository holds it (sounds/<voice>/, the desktop's) has a file a clip ("file"). A player without `use_pack` (the desktop's) is
 given the files; one that plays no clips beeps either way.
 A phrase without a clip, or a player that cannot play clips (a buzzer), gets
 its beep pattern (audio/beep.py): the clock never stays silent for want of a file.
@@ -127,7 +127,6 @@ class Announcer:
         self.clips = bytes(table)
         table = None
         self._index = _index_of(self.clips)
-        self._ready = None
         for i in range(FAULTS):  # a new pack: its faults are news
             self._faults[i] = None
         self.notices = bytes(said)
@@ -151,8 +150,7 @@ class Announcer:
             return True
         found = self._found
         if found is None or found[0] != phrase:
-            # Searched once (the table's find: 0.7-0.9 ms on the RP2040), kept for the part
-            # the next pass does.
+            # Looked up once, kept for the part the next pass does.
             found = self._found = (phrase, self.clip(phrase))
         clip = found[1]
         done = None if clip is None else prepare(clip)

@@ -9,10 +9,10 @@ flash into the same preallocated buffer. So the clock's loop never waits for aud
 no memory is allocated per piece. The I2S ring (2 KB on the Pico: 64 ms at 16 kHz) plays
 on meanwhile. Not in the callback itself: it is scheduled, so it runs wherever the
 interpreter is, at the bottom of the deepest call chain too, and a flash read and a
-decode from there took the RP2040's 8 KB C stack past its end (tools/rp2/README.md). Opening a clip (a call,
-an event) allocates its file object and parses its header (audio/wavhead.py); that is all,
-but for the first clip of 512-byte ADPCM blocks (a larger output buffer) or of 8-bit PCM
-(the palette below), each made once.
+decode from there took the RP2040's 8 KB C stack past its end (tools/rp2/README.md).
+Opening a clip's own file (a call, an event) allocates its file object and parses its
+header (audio/wavhead.py); that is all, but for the first clip of 512-byte ADPCM blocks
+(a larger output buffer) or of 8-bit PCM (the palette below), each made once.
 
 Clips (audio/wavhead.py says which):
 - IMA ADPCM, the shipped packs: one block (256 or 512 bytes) read per callback and
@@ -33,7 +33,8 @@ by name) and reading a header 0.7 ms, more than a loop step may take with the re
 
 A clip can be made ready ahead (`prepare`, at quiet moments: a call's clip before its
 deadline), in two calls so that no one step does both halves: the first finds the clip
-and reads its header, the second decodes its first block into the buffer the I2S takes.
+(a seek; a clip's own file is opened and its header read), the second decodes its first
+block into the buffer the I2S takes.
 `play()` of that clip then only hands the buffer over: a call starts in a fraction of a
 millisecond instead of the 3-8 ms of opening a file on littlefs, reading its header and
 decoding a block. Anything else the player is asked meanwhile drops what was ready.
@@ -100,7 +101,7 @@ class I2SPlayer:
         self._pack = None  # the pack's clips file (`use_pack`), kept open
         self._pack_bits = 0  # its clips' format: bits (wavhead.ADPCM for ADPCM), block size
         self._pack_align = 0
-        self._opened = None  # the clip `prepare` found and read the header of, not primed
+        self._opened = None  # the clip `prepare` found (its first half), not primed yet
         self._ready = None  # the clip `prepare` opened and primed, not playing yet
         self._primed = False  # the buffer holds the first block of the clip, not yet sent
         self._left = 0  # samples of the clip still to send
@@ -197,8 +198,9 @@ class I2SPlayer:
     def prepare(self, clip):
         """Make `clip` ready to start, when nothing plays, in two calls: the first finds
         it (a seek in the clips file; or opens its file and reads its header) (None: call
-        again), the second decodes its first block (True: ready). False when it cannot be made ready now (something plays, the
-        volume is 0) or at all (`error` says why). Costs what starting it would have."""
+        again), the second decodes its first block (True: ready). False when it cannot
+        be made ready now (something plays, the volume is 0) or at all (`error` says
+        why). Costs what starting it would have."""
         if self._ready is not None and self._ready == clip:
             return True
         if self._busy or self.volume == 0:
@@ -219,8 +221,8 @@ class I2SPlayer:
         return None
 
     def play(self, what):
-        """Start a clip (a WAV's path, an offset in the pack) or a beep pattern; True when
-        it plays."""
+        """Start a clip (a WAV's path, or (at, frames) in the clips file) or a beep
+        pattern; True when it plays."""
         if self._ready is not None and what == self._ready:
             self._ready = None
             self._busy = True
