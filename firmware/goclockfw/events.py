@@ -41,6 +41,9 @@ VALUE_FIELDS = {
 }
 # Kinds that carry the side's status as the event leaves it.
 STATUS_KINDS = ("press", "adjust", "block")
+# Kinds whose line reads the clock's state beyond the event's own arguments (the move's
+# number, the lateness, the status): a line made later must be made before it changes.
+CLOCK_STATE_KINDS = ("press", "arrive", "adjust", "block")
 _STATES = ("idle", "running", "paused", "ended")  # gameclock's states, by number in shapes
 _NBITS = bytes(bin(i).count("1") for i in range(128))  # fields in a status mask
 INT_ROOM = 12  # the longest decimal a small int writes ("-" and 10 digits), and a comma

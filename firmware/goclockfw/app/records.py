@@ -16,6 +16,7 @@ but never started has no records); notices made before that wait for it.
 
 from goclockfw.core import gameclock
 from goclockfw.core.ticks import ticks_add, ticks_diff
+from goclockfw.events import CLOCK_STATE_KINDS
 from goclockfw.storage.journal import MARK_MS
 
 PENDING = 8  # notices kept for a log that has not started yet
@@ -38,11 +39,12 @@ class Records:
         self.storage_error = None
         self.hall = None  # the network's publisher (net/hall.py), told every clock event
         # While `hold` is set (a player's press, a deadline's step: Session.step) clock
-        # events are rendered in their own pass and written in the next ones, one a pass
-        # (`flush_one`): those passes stay short on the chip; each record's checksum and
-        # page program follow a few ms later, before anything else is written or a host is
-        # answered (`flush`). Their lines wait in `_bufs`, swapped with the writer's buffer
-        # (nothing copied, nothing allocated).
+        # events are kept and written in the next passes, a step a pass (`work_one`): those
+        # passes stay short on the chip; each record's checksum and page program follow a
+        # few ms later, before anything else is written or a host is answered (`flush`).
+        # A line that reads the clock's state (a press's) is made at once and waits in
+        # `_bufs`, swapped with the writer's buffer (nothing copied, nothing allocated);
+        # the others (a call's, a period's) are made when written (`_lens` -1).
         self.hold = False
         self.held = 0  # lines waiting
         self._first = 0  # the oldest one's slot
@@ -97,18 +99,22 @@ class Records:
             self.flush()
         t = self.game_t0 + ticks_diff(tick, self.game_start)  # (self.t(tick), written out)
         ev = self.journal.lines
-        try:
-            ev.clock_event(clock, kind, side, t, tick, value, extra)
-        except Exception as e:  # a value json cannot write: report, go on
-            self.problem("game log record %s not written: %r" % (kind, e))
-            return
         if self.hold and self.started:
             i = (self._first + self.held) % HELD
+            if kind in CLOCK_STATE_KINDS:
+                # Its line reads the clock as it is now (a press's move and times): made
+                # now, its buffer swapped into the slot.
+                if not self._render(ev, clock, kind, side, t, tick, value, extra):
+                    return
+                self._lens[i] = ev.n
+                buf = ev.buf
+                ev.buf = self._bufs[i]
+                self._bufs[i] = buf
+            else:
+                # A call, a period, a flag: its line is its arguments alone, made when it
+                # is written (`_make`), not in the deadline's own pass.
+                self._lens[i] = -1
             self.held += 1
-            self._lens[i] = ev.n
-            buf = ev.buf
-            ev.buf = self._bufs[i]
-            self._bufs[i] = buf
             a = self._args
             k = i * ARGS
             a[k] = kind
@@ -119,7 +125,18 @@ class Records:
             a[k + 5] = value
             a[k + 6] = extra
             return
-        self._out(clock, kind, side, t, tick, value, extra)
+        if self._render(ev, clock, kind, side, t, tick, value, extra):
+            self._out(clock, kind, side, t, tick, value, extra)
+
+    def _render(self, ev, clock, kind, side, t, tick, value, extra):
+        """The event's line in the journal's writer `ev`; False (reported) when it cannot
+        be written."""
+        try:
+            ev.clock_event(clock, kind, side, t, tick, value, extra)
+        except Exception as e:  # a value json cannot write: report, go on
+            self.problem("game log record %s not written: %r" % (kind, e))
+            return False
+        return True
 
     def flush(self):
         """Every held clock event (`hold`), told and written now, in order: before any
@@ -127,11 +144,23 @@ class Records:
         while self.held:
             self.flush_one()
 
+    def work_one(self):
+        """A loop pass's share of the held events (Session.step): the oldest one's line
+        made, when it waits to be, or else the oldest one told and written. On the chip
+        each is about a millisecond: a pass does one."""
+        if self.held:
+            if self._lens[self._first] < 0:
+                self._make(self._first)
+            else:
+                self.flush_one()
+
     def flush_one(self):
-        """The oldest held clock event, told and written (the start of a pass)."""
+        """The oldest held clock event, told and written."""
         if not self.held:
             return
         i = self._first
+        if self._lens[i] < 0 and not self._make(i):
+            return
         self._first = (i + 1) % HELD
         self.held -= 1
         ev = self.journal.lines
@@ -142,6 +171,27 @@ class Records:
         a = self._args
         k = i * ARGS
         self._out(a[k + 1], a[k], a[k + 2], a[k + 3], a[k + 4], a[k + 5], a[k + 6])
+        self._free(k)
+
+    def _make(self, i):
+        """Slot `i`'s line made (a call's, a period's: held unmade) and swapped into it; when
+        it cannot be (reported), the slot is dropped. True when made."""
+        ev = self.journal.lines
+        a = self._args
+        k = i * ARGS
+        if self._render(ev, a[k + 1], a[k], a[k + 2], a[k + 3], a[k + 4], a[k + 5], a[k + 6]):
+            self._lens[i] = ev.n
+            buf = ev.buf
+            ev.buf = self._bufs[i]
+            self._bufs[i] = buf
+            return True
+        self._first = (i + 1) % HELD
+        self.held -= 1
+        self._free(k)
+        return False
+
+    def _free(self, k):
+        a = self._args
         for j in range(k, k + ARGS):
             a[j] = None  # (nothing kept alive by a slot)
 

@@ -328,9 +328,15 @@ class Session:
         is asked only when it may have something to do: most passes do nothing, and on an
         RP2040 every call costs more than the comparison that spares it."""
         r = self.records
-        flushed = r.held
+        c = self.clock
+        d = c.deadline
+        due = d is not None and c.state == RUNNING and ticks_diff(now, d) >= 0
+        # One piece of heavy work a pass, on the chip: a deadline due, else a record held
+        # by an earlier pass (a press, a deadline's) made or written, one a pass. A
+        # deadline first: its call is heard on time; the record waits (its time is in it).
+        flushed = r.held and not due
         if flushed:
-            r.flush_one()  # what an earlier pass held (a press, a deadline's), one a pass
+            r.work_one()
         deb = self.deb
         if deb.queued:
             self._buttons(now)
@@ -339,21 +345,22 @@ class Session:
         limit = deb.hold(now) if deb.waiting else now
         if ticks_diff(limit, self.now) > 0:
             self.now = limit
-        c = self.clock
         running = c.state == RUNNING
         if running and c.deadline is not None and ticks_diff(self.now, c.deadline) >= 0:
-            # A deadline's call, period, flag: said now, written in the next passes.
+            # A deadline's call, period, flag: said now, written in the next passes. One a
+            # pass (a call and the period it announces: two passes, each at its own tick).
             r.hold = True
             try:
-                c.advance(self.now)
+                c.fire_one(self.now)
             finally:
                 r.hold = False
             running = c.state == RUNNING
+            due = True  # (no progress mark in this pass: the deadline's records go first)
         self.gestures.poll(now)
         a = self.announcer
         if a.pumped():
             a.pump(now)
-        if running and r.started and ticks_diff(self.now, r.mark_at) >= 0:
+        if running and r.started and not due and ticks_diff(self.now, r.mark_at) >= 0:
             r.mark(self.now)
         if a.fault is not None and not a.busy():
             # A bad clip: logged once, when nothing plays (its beep has ended), not at the

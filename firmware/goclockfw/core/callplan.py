@@ -25,6 +25,7 @@ _SEC = 1000
 # Where running out loses, the last ten seconds counted up: "1" with 9 s left ... "10" at 0.
 # The cn and jp profiles both count this way.
 COUNT_TO_TEN = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
+_ONE_TO_TEN = tuple(p for _, p in COUNT_TO_TEN)
 
 
 class NoCalls:
@@ -58,49 +59,30 @@ class ChineseCalls:
     countdown = COUNT_TO_TEN
 
     def period_calls(self, period_ms, left):
+        # Built from ranges and constant tuples, not a call per phrase: on an RP2040 this
+        # runs in a quiet loop pass while the last call plays, and a pass stays short.
         seconds = period_ms // _SEC
-        offsets = []
-        phrases = []
-
-        def say(second, phrase):
-            offsets.append(second * _SEC)
-            phrases.append(phrase)
-
-        if seconds == 60:
-            for s in (30, 40, 50):
-                say(s, "%d秒" % s)
-            if left > 1:
-                say(55, "55秒")
-                say(58, "58秒")
-                say(60, "1分")
-                say(60, "还剩%d分" % (left - 1))
-            else:
-                self._final_ten(say, 60)
-            return tuple(offsets), tuple(phrases)
+        first = 30 if seconds == 60 else 10  # a minute's tens begin at 30 s
         if left > 1:
-            s = 10
-            while s < seconds - 5:
-                say(s, "%d秒" % s)
-                s += 10
-            say(seconds - 5, "%d秒" % (seconds - 5))
-            say(seconds - 2, "%d秒" % (seconds - 2))
-            say(seconds, "还剩%d次" % (left - 1))
-        else:
-            s = 10
-            while s <= seconds - 10:
-                say(s, "%d秒" % s)
-                s += 10
-            self._final_ten(say, seconds)
-        return tuple(offsets), tuple(phrases)
+            stop = seconds - 5  # the tens below P-5, then P-5 and P-2
+            tail_at = ((seconds - 5) * _SEC, (seconds - 2) * _SEC, seconds * _SEC)
+            tail = ("%d秒" % (seconds - 5), "%d秒" % (seconds - 2))
+            if seconds == 60:
+                tail_at += (seconds * _SEC,)
+                tail += ("1分", "还剩%d分" % (left - 1))
+            else:
+                tail += ("还剩%d次" % (left - 1),)
+        else:  # the last period: the tens up to P-10, then one count a second
+            stop = seconds - 9
+            end = seconds * _SEC
+            tail_at = tuple(range(end - 9 * _SEC, end + 1, _SEC))
+            tail = _ONE_TO_TEN
+        offsets = tuple(range(first * _SEC, stop * _SEC, 10 * _SEC)) + tail_at
+        return offsets, tuple("%d秒" % s for s in range(first, stop, 10)) + tail
 
     def penalty(self, points):
         """ "共罚4点": 4 penalty points in all (Ing overtime)."""
         return "共罚%d点" % points
-
-    @staticmethod
-    def _final_ten(say, seconds):
-        for i in range(1, 11):
-            say(seconds - 10 + i, str(i))
 
 
 _BUILT_IN = {"cn": ChineseCalls, "none": NoCalls}

@@ -414,6 +414,19 @@ class GameClock:
                 return
             self._fire(offset)
 
+    def fire_one(self, now):
+        """Fire the first deadline due at `now`, if one is: True when it fired. A loop
+        pass takes one (Session.step): two deadlines on one millisecond (a period's call
+        and its end) are two short passes on the chip, not one long one. Each fires at
+        its own tick, so the records are the same as `advance`'s."""
+        n = self._next
+        if self.state != RUNNING or n.offset is None:
+            return False
+        if ticks_diff(now, self._seg_start) < n.offset:
+            return False
+        self._fire(n.offset)
+        return True
+
     def _fire(self, offset):
         kind = self._next.kind
         side = self.turn

@@ -1,0 +1,99 @@
+"""A deadline's work spread over loop passes (Session.step): one deadline a pass, then a
+held record's line made, or written, a pass, the deadline first; the log the same as when
+everything is done at once.
+
+On the chip each of these is a millisecond or so of Python; done together at a period's
+start they made one pass of 3-4 ms (tools/rp2/README.md, figure (e)). Virtual time: the
+session is stepped at chosen ticks, nothing reads a clock.
+"""
+
+from goclockfw.storage.logline import verify_bytes
+from support.sessions import make_session
+
+# Black's clock starts at 1000: main time ends at 3000, the first period at 13000 (a call,
+# "2 periods left", and the period's own event on that millisecond).
+TC = {"type": "byoyomi", "main": 2, "periods": 3, "period": 10}
+PERIOD_END = 13000
+
+
+def started():
+    s = make_session()
+    s.commands.set_config(dict(s.store.config, time_control=TC))
+    s.commands.reset(None)
+    s.commands.button_press(1, 1000)  # White presses: Black's clock runs
+    return s
+
+
+def log_bytes(s):
+    j = s.journal
+    return j.read(j.current, 0, 1 << 20)[0]
+
+
+def run_to(s, t, start=1000):
+    """Pass after pass from `start` up to tick `t`, every ms, as a loop that never sleeps."""
+    for tick in range(start, t):
+        s.step(tick)
+        s.changed = False
+
+
+def test_a_call_and_its_period_on_one_millisecond_take_a_pass_each_then_a_step_each():
+    s = started()
+    run_to(s, PERIOD_END)
+    r = s.records
+    j = s.journal
+    n = j.count()
+    assert r.held == 0 and s.clock.sides[0].periods == 3
+    s.step(PERIOD_END)  # the call: said, held, nothing written
+    assert r.held == 1 and j.count() == n and s.clock.sides[0].periods == 3
+    assert s.announcer.said >= 1
+    s.step(PERIOD_END)  # the period: still due, so it goes before the held call's write
+    assert r.held == 2 and j.count() == n and s.clock.sides[0].periods == 2
+    # Then a pass each: the call's line made, written; the period's line made, written.
+    seen = []
+    for tick in range(PERIOD_END, PERIOD_END + 4):
+        s.step(tick)
+        seen.append((r.held, j.count() - n))
+    assert seen == [(2, 0), (1, 1), (1, 1), (0, 2)]
+    last = verify_bytes(log_bytes(s))["records"][-2:]
+    assert [(x["event"], x["t"]) for x in last] == [("call", 12000), ("period", 12000)]
+    assert last[1]["left"] == 2
+
+
+def test_the_log_is_the_same_as_when_every_deadline_is_fired_and_written_at_once():
+    passes = started()
+    run_to(passes, PERIOD_END + 10)
+    at_once = started()
+    run_to(at_once, PERIOD_END)
+    at_once._catch_up(PERIOD_END)  # (a host's request: every deadline fired and written)
+    assert at_once.records.held == 0
+    run_to(at_once, PERIOD_END + 10, start=PERIOD_END)
+    assert passes.records.held == 0
+    assert log_bytes(passes) == log_bytes(at_once)
+
+
+def test_a_held_call_is_written_from_its_arguments_and_a_press_from_the_clock_as_it_was():
+    # A press's line reads the clock (its move, its times) and is made in its own pass; a
+    # call's is its phrase and time alone, made when it is written. A press right after a
+    # held call, the period still due: the press fires it first; all three come out right,
+    # in order.
+    s = started()
+    run_to(s, PERIOD_END)
+    s.step(PERIOD_END)  # the call, held
+    s.commands.button_press(0, PERIOD_END + 1)  # Black moves: held, its line made now
+    assert s.records.held == 3
+    for tick in range(PERIOD_END + 2, PERIOD_END + 7):
+        s.step(tick)
+    assert s.records.held == 0
+    last = verify_bytes(log_bytes(s))["records"][-3:]
+    assert [(x["event"], x["t"]) for x in last] == [
+        ("call", 12000),
+        ("period", 12000),
+        ("press", 12001),
+    ]
+    press = last[2]
+    assert (press["move"], press["used_ms"], press["periods"], press["period_ms"]) == (
+        1,
+        12001,
+        2,
+        9999,  # what was left of the new period when Black pressed, 1 ms into it
+    )
