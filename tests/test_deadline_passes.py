@@ -7,6 +7,7 @@ start they made one pass of 3-4 ms (tools/rp2/README.md, figure (e)). Virtual ti
 session is stepped at chosen ticks, nothing reads a clock.
 """
 
+from goclockfw.app.session import CATCH_UP_MS
 from goclockfw.storage.logline import verify_bytes
 from support.sessions import make_session
 
@@ -97,3 +98,17 @@ def test_a_held_call_is_written_from_its_arguments_and_a_press_from_the_clock_as
         2,
         9999,  # what was left of the new period when Black pressed, 1 ms into it
     )
+
+
+def test_a_pass_that_comes_late_catches_up_with_every_deadline_at_once():
+    # A loop held up (or a session stepped now and then) CATCH_UP_MS or more: the call and
+    # the period are both fired in the one pass, each at its own tick; the records follow.
+    s = started()
+    run_to(s, PERIOD_END)
+    s.step(PERIOD_END + CATCH_UP_MS)
+    assert s.records.held == 2 and s.clock.sides[0].periods == 2
+    # Less late than that, it is still one a pass.
+    t = started()
+    run_to(t, PERIOD_END)
+    t.step(PERIOD_END + CATCH_UP_MS - 1)
+    assert t.records.held == 1 and t.clock.sides[0].periods == 3

@@ -39,7 +39,7 @@ from goclockfw.app.timeofday import TimeOfDay
 from goclockfw.app.upkeep import Upkeep
 from goclockfw.app.wake import STATUS_MS
 from goclockfw.core import gameclock
-from goclockfw.core.ticks import ticks_diff
+from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.core.timecontrol import BYOYOMI, parse
 from goclockfw.modules import BOOT, release
 from goclockfw.protocol.commands import Protocol
@@ -51,6 +51,10 @@ IDLE = gameclock.IDLE
 RUNNING = gameclock.RUNNING
 PAUSED = gameclock.PAUSED
 ENDED = gameclock.ENDED
+# A deadline this far back or further when a pass sees it is caught up with at once, with
+# all the others due (a loop held up, a session stepped now and then); a newer one fires
+# alone, and the next due waits for the next pass, which comes at once (Session.step).
+CATCH_UP_MS = 20
 
 
 class Session:
@@ -348,9 +352,12 @@ class Session:
         running = c.state == RUNNING
         if running and c.deadline is not None and ticks_diff(self.now, c.deadline) >= 0:
             # A deadline's call, period, flag: said now, written in the next passes. One a
-            # pass (a call and the period it announces: two passes, each at its own tick).
+            # pass (a call and the period it announces: two passes, each at its own tick),
+            # once those CATCH_UP_MS or more back are fired (a loop that was held up,
+            # a session stepped now and then: the clock is brought up to date at once).
             r.hold = True
             try:
+                c.advance(ticks_add(self.now, -CATCH_UP_MS))
                 c.fire_one(self.now)
             finally:
                 r.hold = False
