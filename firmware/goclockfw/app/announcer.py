@@ -90,21 +90,19 @@ class Announcer:
                 if not isinstance(packed, str):
                     raise ValueError("clips is not a file name")
                 fmt = _clips_format(manifest)
-            table = bytearray(b"\n")
+            # Measured first, then made in one allocation: a bytearray grown line by line
+            # is reallocated at each line, and at boot, on the nearly full heap of a
+            # `.mpy` deploy, that left holes where no 2 KB table fitted (a MemoryError).
+            size = 1
             for phrase in phrases:
-                entry = phrases[phrase]
-                if packed is None:
-                    clip = entry["file"]
-                else:
-                    at, frames = entry["at"], entry["frames"]
-                    if (
-                        not (isinstance(at, int) and isinstance(frames, int))
-                        or at < 0
-                        or frames < 0
-                    ):
-                        raise ValueError("%s: at and frames are not counts" % phrase)
-                    clip = "%d %d" % (at, frames)
-                table.extend(("%s\t%s\n" % (phrase, clip)).encode())
+                size += len(_line(phrase, phrases[phrase], packed))
+            table = bytearray(size)
+            table[0] = 10  # "\n": every line, the first too, follows one
+            k = 1
+            for phrase in phrases:
+                line = _line(phrase, phrases[phrase], packed)
+                table[k : k + len(line)] = line
+                k += len(line)
             device = manifest.get("device", {})
             said = bytearray(b"\n")
             if isinstance(device, dict):
@@ -112,7 +110,8 @@ class Announcer:
                     if isinstance(device[notice], str):
                         said.extend(("%s\t%s\n" % (notice, device[notice])).encode())
             rate = manifest.get("sample_rate", 8000)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, MemoryError) as e:
+            # (MemoryError: no room for its tables; the clock beeps, and boots)
             self.clips = b""
             self._index = None
             self.notices = b""
@@ -124,7 +123,7 @@ class Announcer:
         if packed is not None:
             self._clips_format = fmt
         self._use_clips_file(None if packed is None else base + "/" + packed)
-        self.clips = bytes(table)
+        self.clips = table
         table = None
         self._index = _index_of(self.clips)
         for i in range(FAULTS):  # a new pack: its faults are news
@@ -313,6 +312,19 @@ def _clips_format(manifest):
 # zh pack has 110 phrases; a table the index cannot take is searched the slow way).
 SLOTS = 256
 EMPTY = 0xFFFF
+
+
+def _line(phrase, entry, packed):
+    """The clips table's line of `phrase` (its manifest `entry`): "phrase\tfile\n", or
+    "phrase\tat frames\n" for a pack in one clips file (`packed`)."""
+    if packed is None:
+        clip = entry["file"]
+    else:
+        at, frames = entry["at"], entry["frames"]
+        if not (isinstance(at, int) and isinstance(frames, int)) or at < 0 or frames < 0:
+            raise ValueError("%s: at and frames are not counts" % phrase)
+        clip = "%d %d" % (at, frames)
+    return ("%s\t%s\n" % (phrase, clip)).encode()
 
 
 def _index_of(table):
