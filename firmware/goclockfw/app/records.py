@@ -125,8 +125,13 @@ class Records:
             a[k + 5] = value
             a[k + 6] = extra
             return
-        if self._render(ev, clock, kind, side, t, tick, value, extra):
-            self._out(clock, kind, side, t, tick, value, extra)
+        try:  # (`_render`, written out: a game's first press over serial is the deepest
+            # call chain on the RP2040's 8 KB C stack, and this is on it)
+            ev.clock_event(clock, kind, side, t, tick, value, extra)
+        except Exception as e:  # a value json cannot write: report, go on
+            self.problem("game log record %s not written: %r" % (kind, e))
+            return
+        self._out(clock, kind, side, t, tick, value, extra)
 
     def _render(self, ev, clock, kind, side, t, tick, value, extra):
         """The event's line in the journal's writer `ev`; False (reported) when it cannot
