@@ -112,3 +112,55 @@ def test_a_pass_that_comes_late_catches_up_with_every_deadline_at_once():
     run_to(t, PERIOD_END)
     t.step(PERIOD_END + CATCH_UP_MS - 1)
     assert t.records.held == 1 and t.clock.sides[0].periods == 3
+
+
+class CountingPlayer:
+    """A player that counts the polls the announcer hands it; `hungry` as a test sets it."""
+
+    def __init__(self):
+        self.polls = 0
+        self.error = None
+        self.wants = True
+
+    def poll(self, now):
+        self.polls += 1
+
+    def busy(self):
+        return True
+
+    def hungry(self):
+        return self.wants
+
+
+def test_a_deadlines_pass_leaves_the_players_refill_to_the_next_pass_one_pass_at_most():
+    from goclockfw.app.announcer import Announcer
+
+    p = CountingPlayer()
+    a = Announcer(p)
+    a.pump(0)
+    assert p.polls == 1
+    a.pump(1, True)  # a pass that fired a deadline: the refill waits
+    assert p.polls == 1
+    a.pump(2, True)  # ... one pass at most: the next deadline's pass refills all the same
+    assert p.polls == 2
+    p.wants = False  # nothing to refill: the poll (its watchdog) runs in any pass
+    a.pump(3, True)
+    assert p.polls == 3
+
+
+def test_a_held_record_waits_while_the_player_wants_its_next_block():
+    # The sound first: a pass that refills the I2S does not also make or write a record.
+    s = started()
+    run_to(s, PERIOD_END)
+    s.step(PERIOD_END)  # the call, held
+    s.step(PERIOD_END)  # the period, held
+    wants = [True]
+    s.announcer.hungry = lambda: wants[0]
+    s.step(PERIOD_END + 1)
+    s.step(PERIOD_END + 2)
+    assert s.records.held == 2
+    n = s.journal.count()
+    wants[0] = False
+    for tick in range(PERIOD_END + 3, PERIOD_END + 7):
+        s.step(tick)
+    assert s.records.held == 0 and s.journal.count() == n + 2

@@ -143,15 +143,37 @@ def _probe_pass(self):
             w[8] = t
 
 
+# What the longest step did (`max_step_what`, read outside its time): records held before
+# and after it, 1 when a clip played as it began, deadlines planned and calls said in it,
+# 1 when it made the next call ready (a part of it) or built a call table.
+_what = [0, 0, 0, 0, 0, 0, 0]
+
+
 def _probe_step(self, now):
     # The session's part of a loop pass (deadlines fired, calls started, records written),
     # without the loop's sleep: the longest since the probe before is `max_step_us`.
     a = gc.mem_alloc() if _steps[0] else 0
+    r = self.records
+    an = self.announcer
+    held = r.held
+    busy = an.busy()
+    planned = self.clock.planned
+    said = an.said
+    ready = an._ready
+    built = self.clock.sides[self.clock.turn].next_left
     t = time.ticks_us()
     _step(self, now)
     t = time.ticks_diff(time.ticks_us(), t)
     if t > _last[6]:
         _last[6] = t
+        w = _what
+        w[0] = held
+        w[1] = r.held
+        w[2] = 1 if busy else 0
+        w[3] = self.clock.planned - planned
+        w[4] = an.said - said
+        w[5] = 0 if an._ready is ready else 1
+        w[6] = 0 if self.clock.sides[self.clock.turn].next_left == built else 1
         if _steps[0]:
             _steps[1] = gc.mem_alloc() - a
 
@@ -241,6 +263,7 @@ def _probe(req):
         "gc_us": gc_us,
         "max_step_us": _last[6],
         "max_step_alloc": _steps[1],
+        "max_step_what": list(_what),
         "max_send_us": _sends[0],
         "sections": sections,
         "mem_free": gc.mem_free(),

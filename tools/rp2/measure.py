@@ -388,6 +388,7 @@ def period_start(pico, s):
         raise SystemExit("the period did not end in the window: %s" % st)
     return {
         "us": p["max_step_us"],
+        "what": p.get("max_step_what"),
         "erases": f1["erases"] - f0["erases"],
         "programs": f1["programs"] - f0["programs"],
     }
@@ -667,6 +668,7 @@ def main(argv=None):
                 "%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
                 "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok)
             )
+            print("  that step (goclock_probe.py `_what`): %s" % (r["what"],))
         return 0
     if args.time:
         _kind, image, files, _label = runs[0]

@@ -47,6 +47,8 @@ class Announcer:
     def __init__(self, player=None):
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
+        self._waited = False  # the last pump left the player's poll to this one (`pump`)
+        self._hungry = None  # the player's hungry(), looked up once (`hungry`)
         self._prepare = None  # its prepare(clip), the same way
         self._use_pack = None  # its use_pack(path): it can play a pack's clips file
         self.clips = b""  # "phrase\tfile" lines of the voice pack
@@ -260,10 +262,24 @@ class Announcer:
         p = self.player
         return self._poll is not None or self._qlen or (p is not None and p.error is not None)
 
-    def pump(self, now):
-        """Let a buzzer step on, and start the next call of the same tick when one ends."""
+    def hungry(self):
+        """Has the player handed its last block over and wants the next one now (a refill:
+        a flash read and a decode, ~1.2 ms on an RP2040)?"""
+        h = self._hungry
+        return h is not None and h()
+
+    def pump(self, now, busy_pass=False):
+        """Let a buzzer step on, the I2S take its next block, and start the next call of
+        the same tick when one ends. In a `busy_pass` (one that fired a deadline: a
+        millisecond or so on the chip) a refill waits for the next pass, one pass at
+        most: the I2S ring still holds tens of ms of sound, and the loop comes back
+        within wake.BUSY_MS while a clip plays."""
         if self._poll is not None:
-            self._poll(now)
+            if busy_pass and not self._waited and self.hungry():
+                self._waited = True
+            else:
+                self._waited = False
+                self._poll(now)
         p = self.player
         if p is not None and p.error is not None:
             self._check(p)  # a clip stopped half way
@@ -294,6 +310,7 @@ class Announcer:
         self._found = None
         self._prepare = getattr(player, "prepare", None)  # a buzzer has nothing to prepare
         self._poll = getattr(player, "poll", None)
+        self._hungry = getattr(player, "hungry", None)
         self._use_pack = getattr(player, "use_pack", None)  # the I2S player's
         if self.clips_file is not None:
             self._use_clips_file(self.clips_file)

@@ -335,10 +335,12 @@ class Session:
         c = self.clock
         d = c.deadline
         due = d is not None and c.state == RUNNING and ticks_diff(now, d) >= 0
-        # One piece of heavy work a pass, on the chip: a deadline due, else a record held
-        # by an earlier pass (a press, a deadline's) made or written, one a pass. A
-        # deadline first: its call is heard on time; the record waits (its time is in it).
-        flushed = r.held and not due
+        # One piece of heavy work a pass, on the chip: a deadline due, else the player's
+        # next block (a clip plays on), else a record held by an earlier pass (a press, a
+        # deadline's) made or written, one a pass. A deadline first: its call is heard on
+        # time; the sound next; the record waits (its time is in it).
+        a = self.announcer
+        flushed = r.held and not due and not a.hungry()
         if flushed:
             r.work_one()
         deb = self.deb
@@ -364,9 +366,8 @@ class Session:
             running = c.state == RUNNING
             due = True  # (no progress mark in this pass: the deadline's records go first)
         self.gestures.poll(now)
-        a = self.announcer
         if a.pumped():
-            a.pump(now)
+            a.pump(now, due)  # (a refill waits a pass after a deadline's)
         if running and r.started and not due and ticks_diff(self.now, r.mark_at) >= 0:
             r.mark(self.now)
         if a.fault is not None and not a.busy():

@@ -161,6 +161,10 @@ class I2SPlayer:
     def busy(self):
         return self._busy
 
+    def hungry(self):
+        """The I2S has taken the last buffer and a clip plays on: `poll` feeds the next."""
+        return self._busy and not self._in_flight
+
     def stop(self):
         """Stop at once; what the I2S already holds (its ibuf) still plays out."""
         self._busy = False
