@@ -270,16 +270,19 @@ class Announcer:
 
     def pump(self, now, busy_pass=False):
         """Let a buzzer step on, the I2S take its next block, and start the next call of
-        the same tick when one ends. In a `busy_pass` (one that fired a deadline: a
-        millisecond or so on the chip) a refill waits for the next pass, one pass at
-        most: the I2S ring still holds tens of ms of sound, and the loop comes back
-        within wake.BUSY_MS while a clip plays."""
+        the same tick when one ends. In a `busy_pass` (one that fired a deadline or made or
+        wrote a record: a millisecond or so on the chip) a refill waits for the next
+        pass, one pass at most: the I2S ring still holds tens of ms of sound, and the
+        loop comes back within wake.BUSY_MS while a clip plays. True when it refilled."""
+        fed = False
         if self._poll is not None:
-            if busy_pass and not self._waited and self.hungry():
+            hungry = self.hungry()
+            if busy_pass and not self._waited and hungry:
                 self._waited = True
             else:
                 self._waited = False
                 self._poll(now)
+                fed = hungry
         p = self.player
         if p is not None and p.error is not None:
             self._check(p)  # a clip stopped half way
@@ -288,6 +291,7 @@ class Announcer:
                 self._qlen = 0
             elif not self.player.busy():
                 self._start_next()
+        return fed
 
     def _check(self, player):
         err = player.error

@@ -366,10 +366,15 @@ class Session:
             running = c.state == RUNNING
             due = True  # (no progress mark in this pass: the deadline's records go first)
         self.gestures.poll(now)
-        if a.pumped():
-            a.pump(now, due)  # (a refill waits a pass after a deadline's)
-        if running and r.started and not due and ticks_diff(self.now, r.mark_at) >= 0:
-            r.mark(self.now)
+        # A refill waits a pass after a deadline's or a record's step: the I2S may have
+        # taken its block while that ran (its callback is scheduled, between bytecodes).
+        fed = a.pumped() and a.pump(now, flushed or due)
+        heavy = due or fed or flushed
+        if running and r.started and not heavy and ticks_diff(self.now, r.mark_at) >= 0:
+            # A pass later after a deadline, a refill or a record; held records first
+            # (each one written moves the next mark on).
+            if not r.held:
+                r.mark(self.now)
         if a.fault is not None and not a.busy():
             # A bad clip: logged once, when nothing plays (its beep has ended), not at the
             # very moment of a call.
@@ -380,17 +385,18 @@ class Session:
             up.run(running, now)
         elif (
             running
-            and not flushed
+            and not heavy
             and not self.changed
             and (
                 c.planned != self._prepared_plan or (a.said != self._prepared_said and not a.busy())
             )
         ):
-            # A pass where nothing happened (nor a held record was written): the next
-            # period's call table built, or else the next call's clip made ready (a part a
-            # pass), so that their deadlines only take them (both at once when they already
-            # are: clock.prepare, announcer.prepare). Once per deadline planned and clip
-            # played: asked again only when either changed, or a part is left.
+            # A pass where nothing happened (no held record written, no block refilled):
+            # the next period's call table built, or else the next call's clip made ready
+            # (a part a pass), so that their deadlines only take them (both at once when
+            # they already are: clock.prepare, announcer.prepare). Once per deadline
+            # planned and clip played: asked again only when either changed, or a part is
+            # left.
             # Marked before it is tried: a preparation that fails (a clip that cannot be
             # opened, no heap for it) is not tried again every pass; the call then starts
             # the slow way. Only "something plays" asks again, at the first quiet pass
