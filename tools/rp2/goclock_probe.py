@@ -145,8 +145,9 @@ def _probe_pass(self):
 
 # What the longest step did (`max_step_what`, read outside its time): records held before
 # and after it, 1 when a clip played as it began, deadlines planned and calls said in it,
-# 1 when it made the next call ready (a part of it) or built a call table.
-_what = [0, 0, 0, 0, 0, 0, 0]
+# 1 when it made the next call ready (a part of it) or built a call table, 1 when the next
+# progress mark moved on (a mark or a record written), 1 when the upkeep looked for work.
+_what = [0, 0, 0, 0, 0, 0, 0, 0, 0]
 
 
 def _probe_step(self, now):
@@ -161,6 +162,8 @@ def _probe_step(self, now):
     said = an.said
     ready = an._ready
     built = self.clock.sides[self.clock.turn].next_left
+    mark_at = r.mark_at
+    check_at = self.upkeep.check_at
     t = time.ticks_us()
     _step(self, now)
     t = time.ticks_diff(time.ticks_us(), t)
@@ -174,6 +177,8 @@ def _probe_step(self, now):
         w[4] = an.said - said
         w[5] = 0 if an._ready is ready else 1
         w[6] = 0 if self.clock.sides[self.clock.turn].next_left == built else 1
+        w[7] = 0 if r.mark_at == mark_at else 1
+        w[8] = 0 if self.upkeep.check_at == check_at else 1
         if _steps[0]:
             _steps[1] = gc.mem_alloc() - a
 
