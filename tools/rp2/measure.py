@@ -375,13 +375,14 @@ def period_start(pico, s):
     its record and call): the probe's max_step_us over the second around it."""
     s.request("config.set", config={"time_control": PERIOD_TC})
     s.request("reset")
+    s.request("probe", step_what=True)  # what the longest step did (max_step_what)
     s.request("press", side="white")  # Black's clock starts: the period ends 12 s later
     start = pico.now_s
     s.run_for(11.5 - (pico.now_s - start))
     f0 = pico.flash.snapshot()
     s.request("probe")
     s.run_for(1.0)
-    p = s.request("probe")
+    p = s.request("probe", step_what=False)
     f1 = pico.flash.snapshot()
     st = s.request("status")
     if st["black"]["periods"] != 2:
