@@ -65,7 +65,7 @@ _init = commands.Protocol.__init__
 _step = session.Session.step
 
 
-_steps = [0, 0, 0]  # steps' allocation measured, the longest's; `step_what` asked for
+_steps = [0, 0]  # 1 while steps' allocation is measured, allocation of the longest step
 _sends = [0]  # the longest Loop._send (us): the loop's write to the USB serial
 _pass = loop.Loop._step
 # A window of loop passes: mode (0 none, 1 lock, 2 alloc), length in ms, state (0 none,
@@ -153,8 +153,6 @@ _what = [0, 0, 0, 0, 0, 0, 0, 0, 0]
 def _probe_step(self, now):
     # The session's part of a loop pass (deadlines fired, calls started, records written),
     # without the loop's sleep: the longest since the probe before is `max_step_us`.
-    if _steps[2]:
-        return _what_step(self, now)
     a = gc.mem_alloc() if _steps[0] else 0
     t = time.ticks_us()
     _step(self, now)
@@ -166,9 +164,9 @@ def _probe_step(self, now):
 
 
 def _what_step(self, now):
-    # `_probe_step` noting what the longest step did (`step_what`: its reads, some 0.2 ms
-    # a pass, fall outside the step's time but inside a request's and a pass's)
-    a = gc.mem_alloc() if _steps[0] else 0
+    # Session.step while `step_what` is asked for: `_probe_step`, noting what the longest
+    # step did (its reads, some 0.2 ms a pass, fall outside the step's time but inside a
+    # request's and a pass's: only when asked)
     r = self.records
     an = self.announcer
     held = r.held
@@ -179,11 +177,9 @@ def _what_step(self, now):
     built = self.clock.sides[self.clock.turn].next_left
     mark_at = r.mark_at
     check_at = self.upkeep.check_at
-    t = time.ticks_us()
-    _step(self, now)
-    t = time.ticks_diff(time.ticks_us(), t)
-    if t > _last[6]:
-        _last[6] = t
+    longest = _last[6]
+    _probe_step(self, now)
+    if _last[6] != longest:
         w = _what
         w[0] = held
         w[1] = r.held
@@ -194,8 +190,6 @@ def _what_step(self, now):
         w[6] = 0 if self.clock.sides[self.clock.turn].next_left == built else 1
         w[7] = 0 if r.mark_at == mark_at else 1
         w[8] = 0 if self.upkeep.check_at == check_at else 1
-        if _steps[0]:
-            _steps[1] = gc.mem_alloc() - a
 
 
 def _probe_feed(self, data, now, n=-1):
@@ -265,7 +259,7 @@ def _probe(req):
     if "step_alloc" in req:
         _steps[0] = 1 if req["step_alloc"] else 0
     if "step_what" in req:
-        _steps[2] = 1 if req["step_what"] else 0
+        session.Session.step = _what_step if req["step_what"] else _probe_step
     for spec in req.get("time") or ():
         if spec not in _sections:
             _wrap(spec)

@@ -155,7 +155,7 @@ class Records:
         each is about a millisecond: a pass does one."""
         if self.held:
             if self._lens[self._first] < 0:
-                self._make(self._first)
+                self._make()
             else:
                 self.flush_one()
 
@@ -164,7 +164,7 @@ class Records:
         if not self.held:
             return
         i = self._first
-        if self._lens[i] < 0 and not self._make(i):
+        if self._lens[i] < 0 and not self._make():
             return
         self._first = (i + 1) % HELD
         self.held -= 1
@@ -178,9 +178,10 @@ class Records:
         self._out(a[k + 1], a[k], a[k + 2], a[k + 3], a[k + 4], a[k + 5], a[k + 6])
         self._free(k)
 
-    def _make(self, i):
-        """Slot `i`'s line made (a call's, a period's: held unmade) and swapped into it; when
-        it cannot be (reported), the slot is dropped. True when made."""
+    def _make(self):
+        """The oldest slot's line made (a call's, a period's: held unmade) and swapped into
+        it; when it cannot be (reported), the slot is dropped. True when made."""
+        i = self._first
         ev = self.journal.lines
         a = self._args
         k = i * ARGS

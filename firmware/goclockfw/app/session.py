@@ -371,10 +371,8 @@ class Session:
         fed = a.pumped() and a.pump(now, flushed or due)
         heavy = due or fed or flushed
         if running and r.started and not heavy and ticks_diff(self.now, r.mark_at) >= 0:
-            # A pass later after a deadline, a refill or a record; held records first
-            # (each one written moves the next mark on).
-            if not r.held:
-                r.mark(self.now)
+            # (a pass later after a deadline, a refill or a record)
+            r.mark(self.now)
         if a.fault is not None and not a.busy():
             # A bad clip: logged once, when nothing plays (its beep has ended), not at the
             # very moment of a call.
