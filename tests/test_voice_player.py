@@ -12,6 +12,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import zlib
 
@@ -523,6 +524,41 @@ def test_the_clips_index_finds_what_the_table_holds_on_both_pythons(micropython,
     out = run_micropython(micropython, str(script), SOUNDS, voice)
     assert out.returncode == 0, out.stderr.decode()
     assert json.loads(out.stdout) == [len(phrases), len(phrases), [None, None, None, None]]
+
+
+PLACES = """
+import json, sys
+from goclockfw.app.announcer import Announcer
+a = Announcer()
+a._use_pack = lambda *args: True  # a player that plays a clips file (no I2S here)
+assert a.load_pack(sys.argv[1], "zh") is None and a._places is not None
+phrases = json.load(open(sys.argv[1] + "/zh/manifest.json"))["phrases"]
+right = [a.clip(p) == (phrases[p]["at"], phrases[p]["frames"]) for p in phrases]
+missing = [a.clip(p) for p in ("", "还剩", "还剩2", "1 ", "61秒", "x" * 40)]
+print(json.dumps([len(phrases), sum(right), missing]))
+"""
+
+
+@pytest.mark.parametrize("python", ["cpython", "micropython"])
+def test_a_clips_files_places_are_found_as_numbers_without_a_copy_of_the_phrase(
+    micropython, tmp_path, device_sounds, python
+):
+    """A pack in one clips file: each phrase's (at, frames) comes from the numbers kept at
+    load, through the index, the phrase compared in place as UTF-8 (viper code on the
+    MicroPython unix port); a phrase that is only the start of another's, or not there,
+    has no clip."""
+    script = tmp_path / "places.py"
+    script.write_text(PLACES)
+    if python == "micropython":
+        out = run_micropython(micropython, str(script), str(device_sounds))
+    else:
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "firmware"))
+        out = subprocess.run(
+            [sys.executable, str(script), str(device_sounds)], capture_output=True, env=env
+        )
+    assert out.returncode == 0, out.stderr.decode()
+    n = len(json.loads((device_sounds / "zh" / "manifest.json").read_text("utf-8"))["phrases"])
+    assert json.loads(out.stdout) == [n, n, [None] * 6]
 
 
 def test_the_clips_index_probes_past_collisions_and_gives_way_to_a_search_when_full():

@@ -17,7 +17,8 @@ that matters there.
                                    `,"c":"<8 hex digits>"}` and a newline
     plain(data, i, j)              1 if data[i:j] is printable ASCII without a backslash
     hash_of(data, i, j)            a 24-bit hash of data[i:j] (a small int)
-    same(data, i, word, n)         1 if data[i:i + n] == word (bytes of n)
+    same(data, i, word, n)         1 if data[i:i + n] == word (bytes of n; a str's UTF-8)
+    utf8_size(text, chars)         len(text[:chars].encode()) of a str, without the copy
 
 A CRC-32 is a 32-bit value: as an int it is a long integer on a 32-bit port, and every
 operation on it (`& 0xFFFFFFFF`, each shift of its eight hex digits) builds another one
@@ -60,4 +61,5 @@ seal = _impl.seal
 plain = _impl.plain
 hash_of = _impl.hash_of
 same = _impl.same
+utf8_size = _impl.utf8_size
 _impl = None

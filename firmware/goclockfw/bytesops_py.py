@@ -42,4 +42,10 @@ def hash_of(data, i, j):
 
 
 def same(data, i, word, n):
+    if isinstance(word, str):
+        word = word.encode()
     return 1 if bytes(data[i : i + n]) == bytes(word[:n]) else 0
+
+
+def utf8_size(text, chars):
+    return len(text[:chars].encode())

@@ -133,3 +133,16 @@ def same(data: ptr8, i: int, word: ptr8, n: int) -> int:  # noqa: F821
             return 0
         k += 1
     return 1
+
+
+@micropython.viper
+def utf8_size(text: ptr8, chars: int) -> int:  # noqa: F821
+    # Bytes of the first `chars` characters of `text` (a str: UTF-8, NUL-terminated in
+    # MicroPython, so a look one byte past its end reads the NUL).
+    i = 0
+    while chars > 0:
+        i += 1
+        while (text[i] & 0xC0) == 0x80:
+            i += 1
+        chars -= 1
+    return i

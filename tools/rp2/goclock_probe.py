@@ -9,7 +9,8 @@ HostLine.feed taking the request's bytes to the moment the loop has handed the l
 of its reply (and of any event it produced) to the USB serial (Loop._send); `last_cpu_us`,
 the same without the loop's sleeps in between (a reply or events longer than a USB
 packet go out over several passes, the loop sleeping a few ms between them); and
-`last_alloc`, gc.mem_alloc() growth over the same span (valid while no collection falls
+`last_passes`, the loop passes
+that span takes (the one that read the request included); `last_alloc`, gc.mem_alloc() growth over the same span (valid while no collection falls
 inside: the probe collects right before, so only a request allocating more than the free
 heap would; a negative value says it did).
 
@@ -65,6 +66,7 @@ _init = commands.Protocol.__init__
 _step = session.Session.step
 
 
+_passes = [0, 0]  # loop passes a request in flight spans: so far, the last request's
 _steps = [0, 0]  # 1 while steps' allocation is measured, allocation of the longest step
 _sends = [0]  # the longest Loop._send (us): the loop's write to the USB serial
 _pass = loop.Loop._step
@@ -100,6 +102,8 @@ def _probe_pass(self):
     if _wait[0] is None:
         _wait[0] = self.board.wait
         self.board.wait = _timed_wait
+    if _last[4]:
+        _passes[0] += 1
     w = _win
     if w[2] == 0:  # no window, or not asked for yet
         return _pass(self)
@@ -145,7 +149,8 @@ def _probe_pass(self):
 
 # What the longest step did (`max_step_what`, read outside its time): records held before
 # and after it, 1 when a clip played as it began, deadlines planned and calls said in it,
-# 1 when it made the next call ready (a part of it) or built a call table, 1 when the next
+# 1 when it made the next call ready (its second part) or 2 its first part (found its clip,
+# opened it), 1 when it built a call table, 1 when the next
 # progress mark moved on (a mark or a record written), 1 when the upkeep looked for work.
 _what = [0, 0, 0, 0, 0, 0, 0, 0, 0]
 
@@ -174,6 +179,7 @@ def _what_step(self, now):
     planned = self.clock.planned
     said = an.said
     ready = an._ready
+    found = an._found
     built = self.clock.sides[self.clock.turn].next_left
     mark_at = r.mark_at
     check_at = self.upkeep.check_at
@@ -186,7 +192,7 @@ def _what_step(self, now):
         w[2] = 1 if busy else 0
         w[3] = self.clock.planned - planned
         w[4] = an.said - said
-        w[5] = 0 if an._ready is ready else 1
+        w[5] = 1 if an._ready is not ready else 2 if an._found is not found else 0
         w[6] = 0 if self.clock.sides[self.clock.turn].next_left == built else 1
         w[7] = 0 if r.mark_at == mark_at else 1
         w[8] = 0 if self.upkeep.check_at == check_at else 1
@@ -199,6 +205,7 @@ def _probe_feed(self, data, now, n=-1):
     _last[7] = 0
     _last[0] = time.ticks_us()
     _last[4] = 1
+    _passes[0] = 1  # (the pass reading the request began before it)
     return _feed(self, data, now, n)
 
 
@@ -213,6 +220,7 @@ def _probe_send(self):
         _last[8] = _last[2] - _last[7]
         _last[3] = gc.mem_alloc() - _last[1]
         _last[4] = 0
+        _passes[1] = _passes[0]
     if _last[5] and not self.session.out.used:
         # The probe's own reply is out: what it cost is nobody's section.
         _last[5] = 0
@@ -287,6 +295,7 @@ def _probe(req):
         "last_us": _last[2],
         "last_cpu_us": _last[8],
         "last_alloc": _last[3],
+        "last_passes": _passes[1],
         "app_file": session.__file__,
         "probe_bytes": probe_bytes,
         "window": dict(_done),

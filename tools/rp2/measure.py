@@ -169,7 +169,40 @@ def one_press(pico, s, side, settle=0.3):
         "busy_us": busy_us,
         "erases": f1["erases"] - f0["erases"],
         "programs": f1["programs"] - f0["programs"],
+        "passes": p["last_passes"],
     }
+
+
+def presses_only(image, files, presses=6, log=print):
+    """(a) and (b) alone, with and without `watch`, after the first boot's preparation:
+    the quick loop for work on a press's cost (`--press`)."""
+    pico, s = boot(image, files)
+    s.wait_ready(timeout=60)
+    wait_prepared(pico, s)
+    s.request("config.set", config={"time_control": TC})
+    s.request("reset")
+    wait_prepared(pico, s)
+    s.request("press", side="white")
+    s.run_for(1.0)
+    out = {}
+    side = "black"
+    for watch in (False, True):
+        if watch:
+            s.request("watch", on=True)
+            s.run_for(1.5)
+        got = out["watch_presses" if watch else "presses"] = []
+        for _ in range(presses):
+            got.append(one_press(pico, s, side))
+            side = "white" if side == "black" else "black"
+            s.run_for(0.5)
+        log(
+            "%s: %s"
+            % (
+                "watch on" if watch else "presses",
+                ", ".join("%d us %d B %d passes" % (p["us"], p["alloc"], p["passes"]) for p in got),
+            )
+        )
+    return out
 
 
 LOOP_WINDOW_MS = 3000
@@ -437,90 +470,107 @@ def figures_heap(r):
     }
 
 
-def figures(r):
-    """{key: (value, shown)}: what the table prints, from one layout's measurement."""
-    ps, ws, pins = r["presses"], r["watch_presses"], r["pin_presses"]
-    g = r["passes"]
+def _spread(xs, unit):
+    return "median %d %s, max %d" % (_median(xs), unit, max(xs))
 
-    def spread(xs, unit):
-        return "median %d %s, max %d" % (_median(xs), unit, max(xs))
 
-    work = g["alloc"]["work_us"] + g["lock"]["work_us"]
-    passes = g["alloc"]["passes"] + g["lock"]["passes"]
-    out = {
-        "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
-        "press_us": (max(p["us"] for p in ps), spread([p["us"] for p in ps], "us")),
-        "latency": (
-            _median([p["latency_us"] for p in ps]),
-            "median %d us (chip busy %d us of it)"
-            % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
+def figures_press(r):
+    """{key: (value, shown)} of the presses over serial, with and without `watch`."""
+    ps, ws = r["presses"], r["watch_presses"]
+    return {
+        "press_us": (
+            max(p["us"] for p in ps),
+            _spread([p["us"] for p in ps], "us")
+            + "; %d-%d passes" % (min(p["passes"] for p in ps), max(p["passes"] for p in ps)),
         ),
-        "press_alloc": (max(p["alloc"] for p in ps), spread([p["alloc"] for p in ps], "B")),
+        "press_alloc": (max(p["alloc"] for p in ps), _spread([p["alloc"] for p in ps], "B")),
         "watch_press_us": (
             max(p["us"] for p in ws),
-            spread([p["us"] for p in ws], "us")
-            + "; elapsed median %d us" % _median([p["elapsed_us"] for p in ws]),
+            _spread([p["us"] for p in ws], "us")
+            + "; elapsed median %d us" % _median([p["elapsed_us"] for p in ws])
+            + "; %d-%d passes" % (min(p["passes"] for p in ws), max(p["passes"] for p in ws)),
         ),
-        "watch_press_alloc": (max(p["alloc"] for p in ws), spread([p["alloc"] for p in ws], "B")),
-        "pin_step_us": (
-            max(p["us"] for p in pins),
-            spread([p["us"] for p in pins], "us")
-            + "; allocation median %d B" % _median([p["alloc"] for p in pins]),
-        ),
-        "period_us": (
-            r["period"]["us"],
-            "%d us (flash around it: %d erases, %d programs)"
-            % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
-        ),
-        "pass_lock_errors": (
-            g["lock"]["errors"],
-            "%d MemoryErrors in %d passes" % (g["lock"]["errors"], g["lock"]["passes"]),
-        ),
-        "pass_alloc": (
-            g["alloc"]["alloc"],
-            "%d B over %d passes" % (g["alloc"]["alloc"], g["alloc"]["passes"]),
-        ),
-        "quiet_pass_us": (
-            work // max(1, passes),
-            "mean %d us, longest %d us (%d passes)"
-            % (
-                work // max(1, passes),
-                max(g["alloc"]["max_work_us"], g["lock"]["max_work_us"]),
-                passes,
-            ),
-        ),
-        "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
-        "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
-        "stack_max": (
-            r["stack_max"],
-            "%d B of the %d B stack (%d B with the probe's wrappers)"
-            % (r["stack_max"], STACK_BYTES, r["stack_probe"]),
-        ),
-        "setup": (
-            r["setup"]["erases"],
-            "%d erases, %d page programs, from power-on, done by %.0f s"
-            % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
-        ),
-        "idle": (
-            r["idle"]["cpu"],
-            "%.1f / %.1f / %.1f %%"
-            % tuple(100 * r[k]["cpu"] for k in ("idle", "running", "paused")),
-        ),
-        "flash_press": (
-            0,
-            "mean %.1f erases, %.1f programs"
-            % (
-                sum(p["erases"] for p in ps) / len(ps),
-                sum(p["programs"] for p in ps) / len(ps),
-            ),
-        ),
-        "flash_idle": (
-            0,
-            ", ".join(
-                "%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")
-            ),
-        ),
+        "watch_press_alloc": (max(p["alloc"] for p in ws), _spread([p["alloc"] for p in ws], "B")),
     }
+
+
+def figures(r):
+    """{key: (value, shown)}: what the table prints, from one layout's measurement."""
+    ps, pins = r["presses"], r["pin_presses"]
+    g = r["passes"]
+    spread = _spread
+    work = g["alloc"]["work_us"] + g["lock"]["work_us"]
+    passes = g["alloc"]["passes"] + g["lock"]["passes"]
+    out = dict(figures_press(r))
+    out.update(
+        {
+            "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
+            "latency": (
+                _median([p["latency_us"] for p in ps]),
+                "median %d us (chip busy %d us of it)"
+                % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
+            ),
+            "pin_step_us": (
+                max(p["us"] for p in pins),
+                spread([p["us"] for p in pins], "us")
+                + "; allocation median %d B" % _median([p["alloc"] for p in pins]),
+            ),
+            "period_us": (
+                r["period"]["us"],
+                "%d us (flash around it: %d erases, %d programs)"
+                % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
+            ),
+            "pass_lock_errors": (
+                g["lock"]["errors"],
+                "%d MemoryErrors in %d passes" % (g["lock"]["errors"], g["lock"]["passes"]),
+            ),
+            "pass_alloc": (
+                g["alloc"]["alloc"],
+                "%d B over %d passes" % (g["alloc"]["alloc"], g["alloc"]["passes"]),
+            ),
+            "quiet_pass_us": (
+                work // max(1, passes),
+                "mean %d us, longest %d us (%d passes)"
+                % (
+                    work // max(1, passes),
+                    max(g["alloc"]["max_work_us"], g["lock"]["max_work_us"]),
+                    passes,
+                ),
+            ),
+            "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
+            "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
+            "stack_max": (
+                r["stack_max"],
+                "%d B of the %d B stack (%d B with the probe's wrappers)"
+                % (r["stack_max"], STACK_BYTES, r["stack_probe"]),
+            ),
+            "setup": (
+                r["setup"]["erases"],
+                "%d erases, %d page programs, from power-on, done by %.0f s"
+                % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+            ),
+            "idle": (
+                r["idle"]["cpu"],
+                "%.1f / %.1f / %.1f %%"
+                % tuple(100 * r[k]["cpu"] for k in ("idle", "running", "paused")),
+            ),
+            "flash_press": (
+                0,
+                "mean %.1f erases, %.1f programs"
+                % (
+                    sum(p["erases"] for p in ps) / len(ps),
+                    sum(p["programs"] for p in ps) / len(ps),
+                ),
+            ),
+            "flash_idle": (
+                0,
+                ", ".join(
+                    "%d/%d" % (r[k]["erases"], r[k]["programs"])
+                    for k in ("idle", "running", "paused")
+                ),
+            ),
+        }
+    )
     out.update(figures_heap(r))
     return out
 
@@ -610,6 +660,9 @@ def main(argv=None):
         "--period", action="store_true", help="only (e), a period's start, after the first boot"
     )
     ap.add_argument(
+        "--press", action="store_true", help="only (a) and (b), presses with and without watch"
+    )
+    ap.add_argument(
         "--time",
         action="append",
         metavar="MODULE:FUNC",
@@ -670,6 +723,19 @@ def main(argv=None):
                 "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok)
             )
             print("  that step (goclock_probe.py `_what`): %s" % (r["what"],))
+        return 0
+    if args.press:
+        for kind, image, files, label in runs:
+            print(label)
+            r = presses_only(image, files, args.presses)
+            for key in ("press_us", "press_alloc", "watch_press_us", "watch_press_alloc"):
+                value, shown = figures_press(r)[key]
+                target = target_of(key, kind)
+                if target is None:
+                    print("  %-20s %s" % (key, shown))
+                    continue
+                limit, ok = verdict(value, target)
+                print("  %-20s %s  [target %s: %s]" % (key, shown, limit, ok))
         return 0
     if args.time:
         _kind, image, files, _label = runs[0]

@@ -35,7 +35,9 @@ minute (the last FAULTS different errors are remembered, until a pack is loaded)
 """
 
 import json
+from array import array
 
+from goclockfw.bytesops import same, utf8_size
 from goclockfw.core.ticks import ticks_diff
 
 STALE_MS = 1000
@@ -53,6 +55,7 @@ class Announcer:
         self._use_pack = None  # its use_pack(path): it can play a pack's clips file
         self.clips = b""  # "phrase\tfile" lines of the voice pack
         self._index = None  # a hash index of those lines (`_index_of`), or None
+        self._places = None  # a clips file's (at, frames) of each line, as numbers, or None
         self.base = ""  # its directory
         self.notices = b""  # "notice\tphrase" lines: what the pack says for each notice
         self.rate = 8000  # the pack's sample rate, for the board's I2S
@@ -100,11 +103,21 @@ class Announcer:
                 size += len(_line(phrase, phrases[phrase], packed))
             table = bytearray(size)
             table[0] = 10  # "\n": every line, the first too, follows one
+            # A clips file's places as numbers too, line by line: a call's clip is then
+            # found without a str, a slice or an int made (`clip`), in the quiet pass
+            # that makes it ready (on a `.mpy` deploy's full heap each allocation counts).
+            places = None if packed is None else array("i", range(2 * len(phrases)))  # (sized once)
             k = 1
+            j = 0
             for phrase in phrases:
-                line = _line(phrase, phrases[phrase], packed)
+                entry = phrases[phrase]
+                line = _line(phrase, entry, packed)
                 table[k : k + len(line)] = line
                 k += len(line)
+                if places is not None:
+                    places[j] = entry["at"]
+                    places[j + 1] = entry["frames"]
+                    j += 2
             device = manifest.get("device", {})
             said = bytearray(b"\n")
             if isinstance(device, dict):
@@ -116,6 +129,7 @@ class Announcer:
             # (MemoryError: no room for its tables; the clock beeps, and boots)
             self.clips = b""
             self._index = None
+            self._places = None
             self.notices = b""
             self.pack = None
             self._use_clips_file(None)
@@ -128,6 +142,7 @@ class Announcer:
         self.clips = table
         table = None
         self._index = _index_of(self.clips)
+        self._places = places
         for i in range(FAULTS):  # a new pack: its faults are news
             self._faults[i] = None
         self.notices = bytes(said)
@@ -167,7 +182,15 @@ class Announcer:
         ready = self._ready
         if ready is not None and ready[0] == phrase and ready[1] is not None:
             return ready[1]
-        name = _lookup(self.clips, self._index, phrase)
+        places = self._places
+        index = self._index
+        if places is not None and index is not None and self._use_pack is not None:
+            slot = _slot(self.clips, index, phrase)
+            if slot < 0:
+                return None
+            j = 2 * index[3 * slot + 2]  # its line's number
+            return (places[j], places[j + 1])
+        name = _lookup(self.clips, index, phrase)
         if name is None:
             return None
         if self.clips_file is None:
@@ -329,8 +352,9 @@ def _clips_format(manifest):
 
 # The clips' table is searched through a hash index: a find over the whole table (3-4 KB) is
 # 0.7-1.2 ms on the RP2040, a memcmp at every byte; through the index, a hash and a probe
-# or two. SLOTS offsets of 16 bits (512 B), open addressing, at most 3/4 of them used (the
-# zh pack has 110 phrases; a table the index cannot take is searched the slow way).
+# or two. SLOTS of 3 bytes (768 B): a line's offset (16 bits) and its number (8 bits), open
+# addressing, at most 3/4 of them used (the zh pack has 110 phrases; a table the index
+# cannot take is searched the slow way).
 SLOTS = 256
 EMPTY = 0xFFFF
 
@@ -354,7 +378,7 @@ def _index_of(table):
     it (`_lookup` then searches the table itself)."""
     if len(table) >= EMPTY:
         return None
-    index = bytearray(b"\xff" * (2 * SLOTS))
+    index = bytearray(b"\xff" * (3 * SLOTS))
     lines = 0
     i = 1
     while i < len(table):
@@ -362,16 +386,33 @@ def _index_of(table):
         end = table.find(b"\n", i)
         if tab < 0 or end < tab:
             return None  # not a table of "key\tvalue" lines
-        lines += 1
-        if 4 * lines > 3 * SLOTS:
+        if 4 * (lines + 1) > 3 * SLOTS:
             return None
-        slot = hash(table[i:tab].decode()) % SLOTS  # as `_lookup` hashes the key: a str
-        while index[2 * slot] != 0xFF or index[2 * slot + 1] != 0xFF:
+        slot = hash(table[i:tab].decode()) % SLOTS  # as `_slot` hashes the key: a str
+        while index[3 * slot] != 0xFF or index[3 * slot + 1] != 0xFF:
             slot = (slot + 1) % SLOTS
-        index[2 * slot] = i & 0xFF
-        index[2 * slot + 1] = i >> 8
+        index[3 * slot] = i & 0xFF
+        index[3 * slot + 1] = i >> 8
+        index[3 * slot + 2] = lines
+        lines += 1
         i = end + 1
     return index
+
+
+def _slot(table, index, key):
+    """The slot of `index` that holds `key`'s line of `table`, or -1: the key compared as
+    it is, in place (nothing made: no bytes of it, no slice of the table)."""
+    n = utf8_size(key, len(key))
+    slot = hash(key) % SLOTS
+    end = len(table)
+    while True:
+        k = 3 * slot
+        at = index[k] | index[k + 1] << 8
+        if at == EMPTY:
+            return -1
+        if at + n < end and table[at + n] == 9 and same(table, at, key, n):
+            return slot
+        slot = (slot + 1) % SLOTS
 
 
 def _lookup(table, index, key):
@@ -379,16 +420,11 @@ def _lookup(table, index, key):
     one."""
     if index is None:
         return _entry(table, key)
-    k = ("%s\t" % key).encode()
-    slot = hash(key) % SLOTS
-    while True:
-        at = index[2 * slot] | index[2 * slot + 1] << 8
-        if at == EMPTY:
-            return None
-        if table.startswith(k, at):
-            at += len(k)
-            return table[at : table.find(b"\n", at)].decode()
-        slot = (slot + 1) % SLOTS
+    slot = _slot(table, index, key)
+    if slot < 0:
+        return None
+    at = (index[3 * slot] | index[3 * slot + 1] << 8) + utf8_size(key, len(key)) + 1
+    return table[at : table.find(b"\n", at)].decode()
 
 
 def _entry(table, key):
