@@ -164,3 +164,32 @@ def test_a_held_record_waits_while_the_player_wants_its_next_block():
     for tick in range(PERIOD_END + 3, PERIOD_END + 7):
         s.step(tick)
     assert s.records.held == 0 and s.journal.count() == n + 2
+
+
+def test_a_pass_that_answered_a_host_leaves_the_refill_and_the_upkeep_to_the_next_pass():
+    # The reply goes out at the end of the pass that answered it: that pass does no more
+    # than it must. The refill waits a pass (one at most), the upkeep's look too, unless
+    # it is CHECK_MS overdue (a host asking in every pass does not starve it).
+    from goclockfw.app.upkeep import CHECK_MS
+
+    s = started()
+    s.step(1001)
+    p = CountingPlayer()
+    s.announcer.set_player(p)
+    looks = []
+    due = s.upkeep.due
+    s.upkeep.due = lambda running, now: looks.append(now) or due(running, now)
+    status = b'{"id":1,"cmd":"status"}\n'
+    s.upkeep.check_at = 1002
+    s.line.feed(status, 1002)
+    s.step(1002)
+    assert (p.polls, looks) == (0, [])
+    s.step(1003)  # the next pass: both
+    assert (p.polls, looks) == (1, [1003])
+    s.upkeep.check_at = 1004
+    s.line.feed(status, 1004 + CHECK_MS)
+    s.step(1004 + CHECK_MS)  # overdue: looked at all the same, the refill still waits
+    assert (p.polls, looks) == (1, [1003, 1004 + CHECK_MS])
+    s.line.feed(status, 1005 + CHECK_MS)
+    s.step(1005 + CHECK_MS)  # a pass waited already: a refill waits one pass at most
+    assert p.polls == 2

@@ -33,6 +33,10 @@ class HostLine:
         self.long = None  # what is left of a reply going in piece by piece (a memoryview)
         self._catch_up = catch_up  # the session's clock run up to now (replies say the time)
         self.inbuf = bytearray(SERIAL_IN)  # what the board reads into (read_serial)
+        # A request was answered since the session's last step (which clears it): that
+        # step then leaves its heavier work to the next pass (app/session.py), so the
+        # reply goes out sooner and the pass stays short.
+        self.answered = False
 
     def room(self):
         """May a request be answered now: nothing going in, room for a reply?"""
@@ -79,6 +83,7 @@ class HostLine:
             self._reply(p.reply_to(r.buf, k))
 
     def _reply(self, reply):
+        self.answered = True
         out = self.out
         if isinstance(reply, str):
             reply = reply.encode()  # (an error's text: the replies proper are written in place)

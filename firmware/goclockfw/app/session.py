@@ -366,10 +366,16 @@ class Session:
             running = c.state == RUNNING
             due = True  # (no progress mark in this pass: the deadline's records go first)
         self.gestures.poll(now)
-        # A refill waits a pass after a deadline's or a record's step: the I2S may have
-        # taken its block while that ran (its callback is scheduled, between bytecodes).
-        fed = a.pumped() and a.pump(now, flushed or due)
-        heavy = due or fed or flushed
+        # A pass that answered a host (a press over serial, a status) is a busy one too:
+        # its reply goes out at the end of the pass, after this step.
+        line = self.line
+        asked = line.answered
+        line.answered = False
+        # A refill waits a pass after a deadline's, a record's or a request's work: the I2S
+        # may have taken its block while that ran (its callback is scheduled, between
+        # bytecodes).
+        fed = a.pumped() and a.pump(now, flushed or due or asked)
+        heavy = due or fed or flushed or asked
         if running and r.started and not heavy and ticks_diff(self.now, r.mark_at) >= 0:
             # (a pass later after a deadline, a refill or a record)
             r.mark(self.now)
@@ -379,7 +385,7 @@ class Session:
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
         up = self.upkeep
-        if up.due(running, now):
+        if (not asked or up.overdue(now)) and up.due(running, now):
             up.run(running, now)
         elif (
             running

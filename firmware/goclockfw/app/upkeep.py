@@ -82,6 +82,11 @@ class Upkeep:
         self.check_at = ticks_add(now, CHECK_MS)
         return False
 
+    def overdue(self, now):
+        """Has `due` not looked for CHECK_MS past its time (passes that answered a host
+        leave it to the next pass: one that answers every pass still looks this often)?"""
+        return ticks_diff(now, self.check_at) >= CHECK_MS
+
     def _may_retry(self):
         """After a failed step: has its back-off passed, and is the work still worth trying?"""
         if self._waiting:
