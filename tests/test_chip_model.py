@@ -219,9 +219,9 @@ def test_rp2040_host_that_stops_reading_loses_events_only():
 
 
 def test_rp2040_host_that_stops_reading_never_blocks_the_loop():
-    """goclock's Pico image says writable only with room for a whole packet
+    """goclock's Pico image says writable only with room for a 256-byte piece
     (tools/rp2/patches/0002-usb-cdc-pollout-a-whole-packet.patch), and the board writes a
-    packet at a time after each POLLOUT: a write never waits for the host (stock
+    piece at a time after each POLLOUT: a write never waits for the host (stock
     MicroPython: POLLOUT with a byte of room, then the 500 ms CDC timeout; tests/rp2
     measures both on the emulated Pico)."""
     c, f = host_stops_reading("rp2040")
@@ -322,6 +322,7 @@ def _board_consts(name):
 def test_the_model_board_writes_serial_as_the_mcu_board_does():
     assert _board_consts("mcu.py")["SEND_PIECE"] == chipboard.SEND_PIECE
     assert _board_consts("mcu.py")["SEND_PIECES_USB"] == chipboard.SEND_PIECES_USB
+    assert _board_consts("mcu.py")["SEND_PIECE_USB"] == chipboard.SEND_PIECE_USB
 
 
 def test_the_model_board_sleeps_as_the_esp32_board_does():

@@ -550,22 +550,22 @@ def test_usb_line_reads_what_has_arrived_in_one_read_where_stdin_counts_it(hw):
 
 
 def test_the_pico_writes_packets_while_the_line_has_room_for_one(hw):
-    """The Pico's line says writable only with room for a packet (patch 0002): a pass
-    writes up to SEND_PIECES_USB packets, asking before each, and stops at the first no."""
+    """The Pico's line says writable only with room for a 256-byte piece (patch 0002): a
+    pass writes up to SEND_PIECES_USB pieces, asking before each, and stops at the first no."""
     board = hw.rp2mod.Rp2Board({"board": "pico"})
-    long = bytes(range(200)) * 2
-    assert board.serial_send(long, 0, 400) == 4 * 64  # the CDC's 256-byte FIFO, a packet at a time
-    assert bytes(hw.line_out) == long[:256]
+    long = bytes(range(250)) * 6
+    assert board.serial_send(long, 0, 1500) == 4 * 256  # the CDC's 1024-byte FIFO (0006)
+    assert bytes(hw.line_out) == long[:1024]
     asked = []
 
     def room():
         asked.append(1)
-        return len(asked) <= 2  # room for two packets, then none
+        return len(asked) <= 1  # room for one piece, then none
 
     hw.room["ok"] = True
     board._poll_out = FakePoll(room)
-    assert board.serial_send(long, 256, 144) == 128 and len(asked) == 3
-    assert bytes(hw.line_out) == long[:384]
+    assert board.serial_send(long, 1024, 476) == 256 and len(asked) == 2
+    assert bytes(hw.line_out) == long[:1280]
     assert board.serial_send(b"tail", 0, 4) == 0  # no room: nothing written
     # The ESP32's UART polls writable whatever its FIFO holds: one packet a pass there.
     assert hw.esp32.Esp32Board({"board": "esp32"}).send_pieces == 1

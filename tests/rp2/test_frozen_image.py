@@ -75,8 +75,8 @@ def _free(p):
 def test_a_host_that_stops_reading_for_2_s_never_blocks_the_loop(frozen):
     """The host stops reading for 2 s while the clock runs and status events pour out: the
     chip's USB writes find TinyUSB's FIFO full. The image says the line is writable only
-    with room for a packet (tools/rp2/patches/0002) and the loop writes a packet at most,
-    so no write waits (stock MicroPython: up to 500 ms a write, more for a stream write's
+    with room for a 256-byte piece (tools/rp2/patches/0002) and the loop writes a piece at
+    most, so no write waits (stock MicroPython: up to 500 ms a write, more for a stream write's
     retries). A request sent meanwhile is answered once the host reads again."""
     pico, s = frozen["pico"], frozen["s"]
     if s.request("status")["state"] == "running":

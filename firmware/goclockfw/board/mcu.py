@@ -24,10 +24,14 @@ from goclockfw.app.buttons import ARBITER, LEFT, RIGHT
 from goclockfw.board.base import Board
 from goclockfw.storage.fs import FS
 
-SEND_PIECE = 64  # bytes handed to the line per write: one USB packet
-# Writes a pass may make on a USB CDC line whose POLLOUT means "a packet fits" (the Pico
-# image's patch 0002): TinyUSB's 256-byte TX FIFO, so a watched press's ~0.6 KB of event
-# lines leave in 3 passes, not 10 (each pass costs the loop ~3 ms of CPU on an RP2040).
+SEND_PIECE = 64  # bytes handed to the line per write (a UART's, a stock image's USB)
+# On the Pico images this project builds, the USB CDC line says writable (POLLOUT) only
+# with room for SEND_PIECE_USB bytes (tools/rp2/patches/0002) in a 1024-byte TX FIFO
+# (0006): a pass writes up to SEND_PIECES_USB such pieces, so a watched press's reply and
+# event lines (~470 bytes) leave in the pass that made them, in two writes. (With 64-byte
+# pieces and TinyUSB's default 256-byte FIFO they took 3 passes; each pass costs the loop
+# a millisecond or more of CPU on an RP2040.)
+SEND_PIECE_USB = 256
 SEND_PIECES_USB = 4
 
 
@@ -43,7 +47,8 @@ def load_board_file(path="board.json"):
 
 class McuBoard(Board):
     family = "mcu"
-    send_pieces = 1  # SEND_PIECE writes a pass makes, each after a POLLOUT (rp2board: more)
+    send_piece = SEND_PIECE  # bytes a write, at most (rp2board: more)
+    send_pieces = 1  # writes a pass makes, each after a POLLOUT (rp2board: more)
 
     def __init__(self, spec):
         Board.__init__(self)  # the edge ring, the notices
@@ -221,10 +226,11 @@ class McuBoard(Board):
 
         A host that stopped reading must not stall the loop: USB CDC on the Pico waits
         up to 500 ms for room, so only when the line says it has room, and only a
-        SEND_PIECE at a time (a full USB packet fits), is anything written, up to
-        `send_pieces` of them; the session keeps the rest (app/outbuf.py). The stream's
+        `send_piece` at a time (what POLLOUT promises room for), is anything written, up
+        to `send_pieces` of them; the session keeps the rest (app/outbuf.py). The stream's
         write(buf, offset, length) takes the piece without a slice of it being made."""
         sent = 0
+        piece = self.send_piece
         for _ in range(self.send_pieces):
             ready = False
             for _ in self._poll_out.ipoll(0):
@@ -232,8 +238,8 @@ class McuBoard(Board):
             if not ready:
                 break
             k = n - sent
-            if k > SEND_PIECE:
-                k = SEND_PIECE
+            if k > piece:
+                k = piece
             # The raw stream: no "\n" -> "\r\n" cooking, the bytes of the line as they are.
             try:
                 # (called, not bound to a name: `f = obj.write` makes a bound method object)

@@ -24,7 +24,7 @@ import rp2
 from goclockfw.app.buttons import ARBITER
 from goclockfw.board.base import USB_SERIAL_RING
 from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
-from goclockfw.board.mcu import SEND_PIECES_USB, McuBoard, load_board_file
+from goclockfw.board.mcu import SEND_PIECE_USB, SEND_PIECES_USB, McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
 FORWARD_MS = 5000  # how often the edge timers' references are moved on (poll_inputs)
@@ -38,7 +38,8 @@ EDGE_SMS = (4, 5)
 class Rp2Board(McuBoard):
     family = "rp2"
     serial_ring = USB_SERIAL_RING  # the USB CDC line drains at full speed (board/base.py)
-    send_pieces = SEND_PIECES_USB  # POLLOUT means a packet fits (tools/rp2/patches/0002)
+    send_piece = SEND_PIECE_USB  # POLLOUT means this much fits (tools/rp2/patches/0002)
+    send_pieces = SEND_PIECES_USB
 
     def __init__(self, spec):
         self._bootsel = False

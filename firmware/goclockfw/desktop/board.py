@@ -304,13 +304,14 @@ class DesktopBoard(Board):
         """Write what the line takes now of buf[start:start + n], without waiting; the
         count written."""
         if self.chip is not None:  # as the chip's board writes: board/mcu.py's serial_send
-            from goclockfw.desktop.chipboard import SEND_PIECE, SEND_PIECES_USB
+            from goclockfw.desktop.chipboard import SEND_PIECE, SEND_PIECE_USB, SEND_PIECES_USB
 
             sent = 0
+            piece = SEND_PIECE_USB if self.chip.pio else SEND_PIECE  # the RP2040's larger
             for _ in range(SEND_PIECES_USB if self.chip.pio else 1):  # the RP2040's several
                 if not self.chip.serial_ready():
                     break
-                k = n - sent if n - sent < SEND_PIECE else SEND_PIECE
+                k = n - sent if n - sent < piece else piece
                 took = self.chip.serial_write(k)
                 sent += took
                 if took < k or sent >= n:

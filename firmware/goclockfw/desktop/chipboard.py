@@ -3,7 +3,7 @@
 What the loop asks of an RP2040 or ESP32 board, with nothing of `machine`: ticks and
 sleeps from the model (desktop/chipmodel.py), button edges and levels from its scripted
 inputs, the serial line written as McuBoard.serial_send writes it (only when the line polls
-writable, SEND_PIECE bytes at a time, up to the board's send_pieces a pass), the loop's
+writable, the board's send_piece bytes at a time, up to its send_pieces a pass), the loop's
 wake-up period of a board whose buttons do not wake it, and an SSD1306 whose I2C transfers the model charges (`ModelDisplay`).
 Tests and `make bench` give the loop their own session (Loop(board, session)); requests
 from a host come from `reader`, a callable returning bytes or None.
@@ -15,6 +15,7 @@ from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
+SEND_PIECE_USB = 256  # board/mcu.py's: the RP2040's pieces
 SEND_PIECES_USB = 4  # board/mcu.py's: the RP2040 writes up to this many pieces a pass
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
@@ -27,9 +28,11 @@ class ChipBoard(Board):
     def __init__(self, chip, ring, t0_ms=0, erase_max=False, display=False):
         Board.__init__(self)
         self.name = chip
+        self.send_piece = SEND_PIECE
         self.send_pieces = 1
         if chip == "rp2040":
             self.serial_ring = USB_SERIAL_RING  # board/rp2board.py's
+            self.send_piece = SEND_PIECE_USB
             self.send_pieces = SEND_PIECES_USB
         self.ring = ring  # the model's: it puts the edges it times there
         self.model = ChipModel(chip, ring, t0_ms, erase_max)
@@ -102,8 +105,8 @@ class ChipBoard(Board):
             if not m.serial_ready():
                 break
             n = total - sent
-            if n > SEND_PIECE:
-                n = SEND_PIECE
+            if n > self.send_piece:
+                n = self.send_piece
             took = m.serial_write(n)
             sent += took
             if took < n or sent >= total:

@@ -16,7 +16,7 @@ How a chip reacts while it is busy (`irq`, `serial`):
   they behind any blocking C call (an I2C transfer, a UART write waiting for its FIFO).
 - serial "usb_cdc": the Pico's USB serial. A TX FIFO the host empties a packet at a time;
   a write that does not fit waits for room, up to a timeout, running scheduled callbacks;
-  the line polls writable only with room for a packet (the patched image's rule).
+  the line polls writable only with room for a 256-byte piece (the patched image's rule).
 - serial "uart": the DevKitC's UART0 behind a USB bridge. The line drains at the baud rate
   whether or not the host reads; a write that does not fit the TX FIFO busy-waits.
 """
@@ -49,13 +49,15 @@ CHIPS = {
         "pio_fifo": 8,  # RX FIFO joined: 8 words per state machine (RP2040 datasheet 3.2)
         "sched_depth": 8,  # MICROPY_SCHEDULER_DEPTH: only the I2S callback uses it here
         "serial": "usb_cdc",
-        "tx_fifo": 256,  # TinyUSB CDC TX FIFO (CFG_TUD_CDC_TX_BUFSIZE) in MicroPython's rp2 port
+        # TinyUSB CDC TX FIFO (CFG_TUD_CDC_TX_BUFSIZE) in goclock's Pico images
+        # (tools/rp2/patches/0006; MicroPython's rp2 port: 256)
+        "tx_fifo": 1024,
         "usb_packet": 64,  # full-speed bulk packet; the reading host takes one a frame (1 ms)
         "usb_timeout_us": 500000,  # MICROPY_HW_USB_CDC_TX_TIMEOUT: a write waits this long
-        # POLLOUT says writable with this much room: a whole packet in goclock's images
+        # POLLOUT says writable with this much room: a 256-byte piece in goclock's images
         # (tools/rp2/patches/0002; stock MicroPython says so with 1 byte and a write that
         # does not fit waits the timeout)
-        "usb_pollout_room": 64,
+        "usb_pollout_room": 256,
         "i2c_ns_per_byte": _I2C_NS_PER_BYTE,
     },
     ESP32: {

@@ -267,7 +267,7 @@ class ChipModel:
             self._line.used = 0
 
     def serial_ready(self):
-        """select.poll's POLLOUT on the console: room for a packet (USB, goclock's image) or
+        """select.poll's POLLOUT on the console: room for a piece (USB, goclock's image) or
         always (UART)."""
         return self._line.ready(self.us)
 
