@@ -132,20 +132,26 @@ class CountingPlayer:
         return self.wants
 
 
-def test_a_deadlines_pass_leaves_the_players_refill_to_the_next_pass_one_pass_at_most():
-    from goclockfw.app.announcer import Announcer
+def test_a_deadlines_pass_leaves_the_players_refill_to_the_next_pass_two_passes_at_most():
+    from goclockfw.app.announcer import WAIT_PASSES, Announcer
 
+    assert WAIT_PASSES == 2
     p = CountingPlayer()
     a = Announcer(p)
     a.pump(0)
     assert p.polls == 1
     a.pump(1, True)  # a pass that fired a deadline: the refill waits
+    a.pump(2, True)  # ... and a press answered in the next one
     assert p.polls == 1
-    a.pump(2, True)  # ... one pass at most: the next deadline's pass refills all the same
+    a.pump(3, True)  # ... two passes at most: the third busy pass refills all the same
     assert p.polls == 2
-    p.wants = False  # nothing to refill: the poll (its watchdog) runs in any pass
-    a.pump(3, True)
+    a.pump(4, True)  # the count starts again after a refill
+    assert p.polls == 2
+    a.pump(5)  # a quiet pass refills at once
     assert p.polls == 3
+    p.wants = False  # nothing to refill: the poll (its watchdog) runs in any pass
+    a.pump(6, True)
+    assert p.polls == 4
 
 
 def test_a_held_record_waits_while_the_player_wants_its_next_block():
@@ -191,5 +197,8 @@ def test_a_pass_that_answered_a_host_leaves_the_refill_and_the_upkeep_to_the_nex
     s.step(1004 + CHECK_MS)  # overdue: looked at all the same, the refill still waits
     assert (p.polls, looks) == (1, [1003, 1004 + CHECK_MS])
     s.line.feed(status, 1005 + CHECK_MS)
-    s.step(1005 + CHECK_MS)  # a pass waited already: a refill waits one pass at most
+    s.step(1005 + CHECK_MS)  # a second pass that answered: the refill waits again
+    assert p.polls == 1
+    s.line.feed(status, 1006 + CHECK_MS)
+    s.step(1006 + CHECK_MS)  # two passes waited already: a refill waits no longer
     assert p.polls == 2

@@ -41,6 +41,10 @@ from goclockfw.bytesops import same, utf8_size
 from goclockfw.core.ticks import ticks_diff
 
 STALE_MS = 1000
+# Busy passes in a row that may leave a refill to the next pass (`pump`): a deadline's
+# pass, then a press answered in the next, say. The I2S's own buffer (128-256 ms) plays
+# on meanwhile, and while a clip plays the loop comes back within wake.BUSY_MS.
+WAIT_PASSES = 2
 QUEUE = 4  # calls of one tick, at most (the cn profile has two)
 FAULTS = 4  # player errors remembered, so that each is logged once
 
@@ -49,7 +53,7 @@ class Announcer:
     def __init__(self, player=None):
         self.player = None
         self._poll = None  # the player's poll(now), looked up once: no bound method per loop
-        self._waited = False  # the last pump left the player's poll to this one (`pump`)
+        self._waits = 0  # busy passes in a row that left the player's refill to the next
         self._hungry = None  # the player's hungry(), looked up once (`hungry`)
         self._prepare = None  # its prepare(clip), the same way
         self._use_pack = None  # its use_pack(path): it can play a pack's clips file
@@ -293,17 +297,18 @@ class Announcer:
 
     def pump(self, now, busy_pass=False):
         """Let a buzzer step on, the I2S take its next block, and start the next call of
-        the same tick when one ends. In a `busy_pass` (one that fired a deadline or made or
-        wrote a record: a millisecond or so on the chip) a refill waits for the next
-        pass, one pass at most: the I2S ring still holds tens of ms of sound, and the
-        loop comes back within wake.BUSY_MS while a clip plays. True when it refilled."""
+        the same tick when one ends. In a `busy_pass` (one that fired a deadline, made or
+        wrote a record, or answered a host: a millisecond or so on the chip) a refill
+        waits for the next pass, WAIT_PASSES in a row at most: the I2S ring still holds
+        tens of ms of sound, and the loop comes back within wake.BUSY_MS while a clip
+        plays. True when it refilled."""
         fed = False
         if self._poll is not None:
             hungry = self.hungry()
-            if busy_pass and not self._waited and hungry:
-                self._waited = True
+            if busy_pass and self._waits < WAIT_PASSES and hungry:
+                self._waits += 1
             else:
-                self._waited = False
+                self._waits = 0
                 self._poll(now)
                 fed = hungry
         p = self.player
