@@ -282,3 +282,45 @@ def test_no_exception_escapes():
     for cmd in ("info", "status", "config.get", "pause", "reset", "press", "logs.list"):
         r = json.loads(proto.handle_line(json.dumps({"id": 1, "cmd": cmd, "side": "black"})))
         assert r["ok"] is False and r["error"].startswith("internal error"), r
+
+
+# The usual press, as the host tools send it, takes a short way past the request's dict
+# (Protocol._quick); the same request in another order or form goes the long way. Both
+# must answer and act alike, refusals and errors included.
+QUICK_CASES = [
+    ("black", 0),  # idle: White's button starts the game, Black's is refused
+    ("white", 0),
+    ("black", 30000),
+    ("black", 31000),  # not Black's turn now: refused
+    ("white", 45000),
+]
+
+
+def test_the_usual_press_answers_and_acts_as_any_other_form_of_it():
+    from protocol_support import set_time
+
+    quick, _, _ = make_device()
+    slow, _, _ = make_device()
+    taken = []
+    quick_request = quick.protocol._request
+    quick.protocol._request = lambda *a: taken.append(a) or quick_request(*a)
+    for i, (side, ms) in enumerate(QUICK_CASES):
+        set_time(quick, ms)
+        set_time(slow, ms)
+        a = quick.protocol.handle_line(b'{"id":%d,"cmd":"press","side":"%s"}' % (i, side.encode()))
+        b = slow.protocol.handle_line(b'{"cmd":"press","side":"%s","id":%d}' % (side.encode(), i))
+        assert a == b, (side, ms)
+        assert snapshot(quick) == snapshot(slow)
+    assert taken == []  # every usual press took the short way
+    assert json.loads(a)["accepted"] is True
+    # Anything else is read as any request is: a string id, another side, an extra member.
+    for line in (
+        b'{"id":"x","cmd":"press","side":"black"}',
+        b'{"id":1,"cmd":"press","side":"red"}',
+        b'{"id":1,"cmd":"press","side":"black","x":1}',
+        b'{"id":1,"cmd":"pause","side":"black"}',
+    ):
+        taken.clear()
+        assert quick.protocol.handle_line(line) == slow.protocol.handle_line(line)
+        assert len(taken) == 1, line
+    assert snapshot(quick) == snapshot(slow)
