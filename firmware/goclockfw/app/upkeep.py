@@ -82,6 +82,11 @@ class Upkeep:
         self.check_at = ticks_add(now, CHECK_MS)
         return False
 
+    def looks(self, now):
+        """Will `due` look for work at `now` (and not answer no at once)? After a step of
+        work, and once CHECK_MS have passed since it last found none."""
+        return ticks_diff(now, self.check_at) >= 0
+
     def overdue(self, now):
         """Has `due` not looked for CHECK_MS past its time (passes that answered a host
         leave it to the next pass: one that answers every pass still looks this often)?"""

@@ -18,7 +18,8 @@ early (a serial byte, a button's edge), never late. The sleep is the shortest of
     -- `session_ms` stops here: a session stepped without a board (tests, the power-cut
        workload) sleeps by these; a board's loop adds --
   the board's own                               board.wake_ms (buttons that wake nothing)
-  1 ms while flash upkeep waits and it is quiet app/upkeep.py: one step a pass
+  1 ms while the upkeep looks next            app/upkeep.py: one step a pass; or a look
+                                                left by a pass that answered a host
   BUSY_MS while output waits for the host       app/outbuf.py
   BUSY_MS while display pages wait              app/screen.py
   VIEW_MS while a clock runs and is shown       the view is redrawn that often
@@ -94,8 +95,10 @@ def loop_ms(loop, now):
     d = b.wake_ms(running, now)  # a board whose buttons wake nothing looks often
     if d is not None and d < ms:
         ms = d
-    if ms > 1 and s.upkeep.due(running, now):
-        ms = 1  # one erase a pass: the next pass at once (the loop's sleep is long now)
+    if ms > 1 and s.upkeep.looks(now):
+        # One erase a pass: the next pass at once (the loop's sleep is long now); or the
+        # step left its look for work to the next pass (it answered a host): that one.
+        ms = 1
     if s.out.used and ms > BUSY_MS:
         ms = BUSY_MS  # output waiting for the host: come back soon to send more
     scr = loop.screen
