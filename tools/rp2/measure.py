@@ -501,76 +501,73 @@ def figures(r):
     spread = _spread
     work = g["alloc"]["work_us"] + g["lock"]["work_us"]
     passes = g["alloc"]["passes"] + g["lock"]["passes"]
-    out = dict(figures_press(r))
-    out.update(
-        {
-            "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
-            "latency": (
-                _median([p["latency_us"] for p in ps]),
-                "median %d us (chip busy %d us of it)"
-                % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
-            ),
-            "pin_step_us": (
-                max(p["us"] for p in pins),
-                spread([p["us"] for p in pins], "us")
-                + "; allocation median %d B" % _median([p["alloc"] for p in pins]),
-            ),
-            "period_us": (
-                r["period"]["us"],
-                "%d us (flash around it: %d erases, %d programs)"
-                % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
-            ),
-            "pass_lock_errors": (
-                g["lock"]["errors"],
-                "%d MemoryErrors in %d passes" % (g["lock"]["errors"], g["lock"]["passes"]),
-            ),
-            "pass_alloc": (
-                g["alloc"]["alloc"],
-                "%d B over %d passes" % (g["alloc"]["alloc"], g["alloc"]["passes"]),
-            ),
-            "quiet_pass_us": (
+    out = {
+        "boot_s": (r["boot_s"], "%.3f emulated s" % r["boot_s"]),
+        "latency": (
+            _median([p["latency_us"] for p in ps]),
+            "median %d us (chip busy %d us of it)"
+            % (_median([p["latency_us"] for p in ps]), _median([p["busy_us"] for p in ps])),
+        ),
+        "pin_step_us": (
+            max(p["us"] for p in pins),
+            spread([p["us"] for p in pins], "us")
+            + "; allocation median %d B" % _median([p["alloc"] for p in pins]),
+        ),
+        "period_us": (
+            r["period"]["us"],
+            "%d us (flash around it: %d erases, %d programs)"
+            % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
+        ),
+        "pass_lock_errors": (
+            g["lock"]["errors"],
+            "%d MemoryErrors in %d passes" % (g["lock"]["errors"], g["lock"]["passes"]),
+        ),
+        "pass_alloc": (
+            g["alloc"]["alloc"],
+            "%d B over %d passes" % (g["alloc"]["alloc"], g["alloc"]["passes"]),
+        ),
+        "quiet_pass_us": (
+            work // max(1, passes),
+            "mean %d us, longest %d us (%d passes)"
+            % (
                 work // max(1, passes),
-                "mean %d us, longest %d us (%d passes)"
-                % (
-                    work // max(1, passes),
-                    max(g["alloc"]["max_work_us"], g["lock"]["max_work_us"]),
-                    passes,
-                ),
+                max(g["alloc"]["max_work_us"], g["lock"]["max_work_us"]),
+                passes,
             ),
-            "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
-            "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
-            "stack_max": (
-                r["stack_max"],
-                "%d B of the %d B stack (%d B with the probe's wrappers)"
-                % (r["stack_max"], STACK_BYTES, r["stack_probe"]),
+        ),
+        "usb_write_us": (r["host_stops"]["us"], "%d us" % r["host_stops"]["us"]),
+        "gc_us": (r["gc_us"], "%d us" % r["gc_us"]),
+        "stack_max": (
+            r["stack_max"],
+            "%d B of the %d B stack (%d B with the probe's wrappers)"
+            % (r["stack_max"], STACK_BYTES, r["stack_probe"]),
+        ),
+        "setup": (
+            r["setup"]["erases"],
+            "%d erases, %d page programs, from power-on, done by %.0f s"
+            % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+        ),
+        "idle": (
+            r["idle"]["cpu"],
+            "%.1f / %.1f / %.1f %%"
+            % tuple(100 * r[k]["cpu"] for k in ("idle", "running", "paused")),
+        ),
+        "flash_press": (
+            0,
+            "mean %.1f erases, %.1f programs"
+            % (
+                sum(p["erases"] for p in ps) / len(ps),
+                sum(p["programs"] for p in ps) / len(ps),
             ),
-            "setup": (
-                r["setup"]["erases"],
-                "%d erases, %d page programs, from power-on, done by %.0f s"
-                % (r["setup"]["erases"], r["setup"]["programs"], r["setup"]["s"]),
+        ),
+        "flash_idle": (
+            0,
+            ", ".join(
+                "%d/%d" % (r[k]["erases"], r[k]["programs"]) for k in ("idle", "running", "paused")
             ),
-            "idle": (
-                r["idle"]["cpu"],
-                "%.1f / %.1f / %.1f %%"
-                % tuple(100 * r[k]["cpu"] for k in ("idle", "running", "paused")),
-            ),
-            "flash_press": (
-                0,
-                "mean %.1f erases, %.1f programs"
-                % (
-                    sum(p["erases"] for p in ps) / len(ps),
-                    sum(p["programs"] for p in ps) / len(ps),
-                ),
-            ),
-            "flash_idle": (
-                0,
-                ", ".join(
-                    "%d/%d" % (r[k]["erases"], r[k]["programs"])
-                    for k in ("idle", "running", "paused")
-                ),
-            ),
-        }
-    )
+        ),
+    }
+    out.update(figures_press(r))
     out.update(figures_heap(r))
     return out
 
