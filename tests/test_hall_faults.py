@@ -92,10 +92,13 @@ def test_a_hall_view_that_stops_reading(runtime_dir, mosquitto, tmp_path, capsys
             assert path.read_bytes() == t.pulled(g)
     finally:
         proc.send_signal(signal.SIGCONT)
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        proc.send_signal(signal.SIGTERM)  # as a service manager stops it (Ctrl-C: test_hall_view)
+        out, err = proc.communicate(timeout=30)
         for t in tables:
             t.stop()
+    assert proc.returncode == 0, err  # ended, not killed: its summary printed
+    for t, g in zip(tables, games):
+        assert ("%s game %d: " % (t.name, g)) in out.decode(), out
 
 
 def test_a_view_that_joins_late_has_every_clock_at_once(runtime_dir, mosquitto, tmp_path, capsys):

@@ -14,6 +14,7 @@ printed.
 import logging
 import os
 import select
+import signal
 import ssl
 import sys
 import threading
@@ -21,6 +22,8 @@ import time
 
 from ..errors import GoclockError, UsageError
 from .bridge import _secret
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  # `goclock hall` ends, its summary printed
 
 log = logging.getLogger("goclock.hall")
 
@@ -155,7 +158,7 @@ def follow(svc, out, stop, every=0.5):
         stop.wait(every)
 
 
-def live(svc, title):
+def live(svc, title, stop):
     from rich.console import Console, Group
     from rich.live import Live
 
@@ -165,7 +168,7 @@ def live(svc, title):
     console = Console()
     try:
         with Live(console=console, auto_refresh=False, transient=False) as screen:
-            while True:
+            while not stop.is_set():
                 summary = svc.summary()
                 with svc.cond:
                     now = svc.now()
@@ -190,18 +193,20 @@ def do_hall(args):
         % (args.hall, args.broker, folder_of(args)),
         file=sys.stderr,
     )
+    # Ctrl-C (SIGINT) and SIGTERM only set `stop`: the view's loop ends at its next turn.
+    # A KeyboardInterrupt raised wherever the main thread happens to be could fall between
+    # taking the service's lock and the `with` that releases it; the MQTT thread then waits
+    # for that lock forever, and so does `svc.stop()` joining it.
+    stop = threading.Event()
+    handlers = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in STOP_SIGNALS}
     try:
         if sys.stdout.isatty() and sys.stdin.isatty():
-            live(svc, "hall %s" % args.hall)
+            live(svc, "hall %s" % args.hall, stop)
         else:
-            stop = threading.Event()
-            try:
-                follow(svc, sys.stdout, stop)
-            except KeyboardInterrupt:
-                stop.set()
-    except KeyboardInterrupt:
-        pass
+            follow(svc, sys.stdout, stop)
     finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
         svc.stop()
     for g in svc.summary():
         if g["verdict"] is not None:
