@@ -169,3 +169,28 @@ def test_malformed_and_oversized_commands_change_nothing(runtime_dir, mosquitto,
         watch.close()
         table.stop()
         svc.stop()
+
+
+def test_a_hall_told_to_stop_stops_though_its_network_thread_does_not(tmp_path, caplog):
+    """`HallService.stop` waits a bounded time for the MQTT thread (here one that never
+    ends: loop_stop held until the test lets it go), then reports where it is and returns,
+    so `goclock hall` ends. No broker: the client never connects."""
+    import threading
+
+    from goclock.hall.service import HallService
+
+    svc = HallService(HALL, tmp_path / "hall", port=1)
+    release = threading.Event()
+    entered = threading.Event()
+
+    def stuck_loop_stop():
+        entered.set()
+        release.wait()
+
+    svc.client.loop_stop = stuck_loop_stop
+    try:
+        svc.stop(wait_s=0.05)
+        assert entered.wait(10)  # it was asked to end
+        assert "did not end within 0.05 s" in caplog.text
+    finally:
+        release.set()

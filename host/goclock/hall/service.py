@@ -15,8 +15,10 @@ from `now` (injected in tests).
 import itertools
 import json
 import logging
+import sys
 import threading
 import time
+import traceback
 
 import paho.mqtt.client as mqtt
 
@@ -30,6 +32,7 @@ log = logging.getLogger("goclock.hall")
 
 LEAVES = ("online", "state", "event", "arbiter", "reply", "log/+")
 RESEND_MS = 2000
+STOP_WAIT_S = 10.0  # `stop`: how long the network thread may take to end
 
 
 def wall_ms():
@@ -95,11 +98,23 @@ class HallService:
         self.client.loop_start()
         return self
 
-    def stop(self):
+    def stop(self, wait_s=STOP_WAIT_S):
+        """Disconnect and end the network thread, waiting `wait_s` for it at most: a hall
+        that is told to stop stops. A thread still running then (it is a daemon: the
+        process may end) is reported with where it is, for a bug report."""
         with self.cond:
             self.connected = False  # ours: not a broker lost
         self.client.disconnect()
-        self.client.loop_stop()
+        ender = threading.Thread(target=self.client.loop_stop, daemon=True)
+        ender.start()
+        ender.join(wait_s)
+        if ender.is_alive():
+            net = getattr(self.client, "_thread", None)  # (paho's own: for the report only)
+            frame = sys._current_frames().get(net.ident) if net is not None else None
+            where = "".join(traceback.format_stack(frame)) if frame is not None else "?"
+            log.warning(
+                "hall: the MQTT thread did not end within %g s; left at:\n%s", wait_s, where
+            )
 
     def __enter__(self):
         return self.start()
