@@ -308,6 +308,27 @@ def test_a_game_resumed_before_any_spare_was_made_loses_no_record():
     assert s3.clock.moves_made == 3 and not s3.records.storage_error
 
 
+def test_a_game_not_resumed_before_any_spare_was_made_is_closed_all_the_same():
+    """The same fresh flash and cut, and the next power-up with both player buttons held:
+    the game is closed "not resumed" though no spare was ready for the part that record
+    needs (the boot makes one first). Before, its end record was dropped, and the next
+    ordinary boot resumed the game the arbiter had chosen to skip (seen in make test
+    whenever the first boot was cut before its quiet time made a second chunk)."""
+    s = make_session(CutFlash(BLOCK, 64))
+    assert not s.journal.spares
+    gid = s.journal.current
+    s.commands.press(1, 0)
+    s.commands.press(0, 2000)
+    s2 = reboot(s, now=10000, resume=False)
+    assert s2.clock.state == "idle" and s2.journal.current != gid
+    v = verify_bytes(whole(s2.journal, gid))
+    assert v["ok"], v["errors"]
+    last = v["records"][-1]
+    assert last["event"] == "end" and "not resumed" in last["reason"], last
+    s3 = reboot(s2, now=20000)  # an ordinary boot: the game stays closed
+    assert s3.clock.state == "idle" and s3.journal.current != gid
+
+
 def test_a_record_too_big_for_a_part_is_refused_not_programmed_past_it():
     flash = CutFlash(1024, 96)
     j = journal(flash)

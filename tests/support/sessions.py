@@ -8,12 +8,15 @@ from support.flashfs import flash_fs
 from support.testboard import TestBoard
 
 
-def make_session(flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None, board=None):
+def make_session(
+    flash=None, blocks=64, now=0, fresh=True, player=True, sounds=None, board=None, resume=True
+):
     """A booted Session over `flash` (new when None; formatted when `fresh`), with the voice
-    packs in `sounds` (default: the repository's); `board`: a TestBoard subclass."""
+    packs in `sounds` (default: the repository's); `board`: a TestBoard subclass; `resume`
+    False: powered up with both player buttons held."""
     flash, fs = flash_fs(blocks, flash, fresh=fresh)
     board = (board or TestBoard)(fs, flash, sounds=sounds, player=player)
-    return Session(board, now)
+    return Session(board, now, resume=resume)
 
 
 def notice_names(announcer):
@@ -27,9 +30,9 @@ def notice_names(announcer):
     return out
 
 
-def reboot(session, now=0):
+def reboot(session, now=0, resume=True):
     """The same flash booted again, as after a power cut or a reset."""
-    return make_session(session.board.flash, now=now, fresh=False)
+    return make_session(session.board.flash, now=now, fresh=False, resume=resume)
 
 
 def out_lines(session):

@@ -128,8 +128,12 @@ class Session:
         gid = j.newest()
         if gid is not None:
             scan = j.scan(gid)
-            if scan.records and not scan.ended and j.begin(gid) is not None:
-                j.end(scan.last_t, "not resumed: both player buttons held at power-up")
+            if scan.records and not scan.ended:
+                # Its end record goes in a fresh part: a spare made first (the boot is
+                # quiet), else the record is dropped and the next boot resumes the game.
+                self._spare(now)
+                if j.begin(gid) is not None:
+                    j.end(scan.last_t, "not resumed: both player buttons held at power-up")
         self.notice("maintenance", "powered up without resuming a game", now)
 
     def _resume(self, now):
