@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
@@ -175,8 +176,6 @@ def test_a_hall_told_to_stop_stops_though_its_network_thread_does_not(tmp_path, 
     """`HallService.stop` waits a bounded time for the MQTT thread (here one that never
     ends: loop_stop held until the test lets it go), then reports where it is and returns,
     so `goclock hall` ends. No broker: the client never connects."""
-    import threading
-
     from goclock.hall.service import HallService
 
     svc = HallService(HALL, tmp_path / "hall", port=1)
