@@ -140,7 +140,7 @@ test-rp2: rp2-images
 	$(RP2_ENV) $(PY) -m pytest -q tests/rp2
 
 measure-rp2: rp2-images
-	$(RP2_ENV) $(PY) -m tools.rp2.measure
+	$(RP2_ENV) $(PY) -m tools.rp2.measure --layout all
 
 # Heap use of the firmware under the MicroPython unix port: after boot, per second, per press.
 bench-heap: $(STAMP)

@@ -7,6 +7,13 @@ package) and `/board.json` (the pin map). Modules a board never imports stay on 
 the desktop board, the scenario runner, and the other board family's hardware layer.
 `stale()` names what an older deploy left behind (a .py beside a new .mpy would win the
 import). The copy itself is link/board.py's.
+
+`goclock deploy --romfs` puts the /lib part of the plan in the board's ROMFS partition
+instead (`romfs_split`, `romfs_image`): MicroPython (1.25 on) mounts it at /rom, ahead of
+/lib on sys.path, and runs a .mpy file's bytecode from there in place, in flash, where
+one copied to /lib is loaded into the heap. Only a MicroPython image with a ROMFS
+partition has one (goclock's rp2 image: tools/rp2/build.py; the stock RPI_PICO image has
+none). The image is made by mpremote's own writer, the format its `romfs deploy` writes.
 """
 
 import json
@@ -33,6 +40,7 @@ DESKTOP_ONLY = ("desktop", "scenario", "browser")
 # some 7 % of the firmware's bytecode back (tools/rp2/README.md). A frozen image keeps
 # them (boards/manifest.py): its bytecode is in flash, where they cost no heap.
 OPT = "-O3"
+ROM_LIB = "/rom" + LIB  # where a ROMFS deploy's package is on the board
 
 
 def mpy_cross_binary():
@@ -125,3 +133,31 @@ def stale(present, plan):
         ):
             out.append(path)  # a module at the root: the old flat layout
     return sorted(out)
+
+
+def romfs_split(plan):
+    """A deploy's plan -> (its /lib files, for the ROMFS image; the rest, for the file
+    system: /main.py, /board.json)."""
+    rom = [(local, remote) for local, remote in plan if remote.startswith(LIB + "/")]
+    rest = [(local, remote) for local, remote in plan if not remote.startswith(LIB + "/")]
+    return rom, rest
+
+
+def romfs_image(files):
+    """The ROMFS image (bytes) holding `files`, [(local .mpy, board path under /lib/)]: each
+    at its board path less the leading "/" (mounted at /rom, /rom/lib/goclockfw/...)."""
+    import contextlib
+    import io
+    import tempfile
+
+    from mpremote.romfs import make_romfs
+
+    with tempfile.TemporaryDirectory(prefix="goclock-romfs-") as tmp:
+        for local, remote in files:
+            if not remote.startswith(LIB + "/") or ".." in remote.split("/"):
+                raise GoclockError("not a firmware path under %s: %r" % (LIB, remote))
+            out = os.path.join(tmp, remote.lstrip("/"))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            shutil.copyfile(local, out)
+        with contextlib.redirect_stdout(io.StringIO()):  # (it prints the tree it packs)
+            return make_romfs(tmp, mpy_cross=False)

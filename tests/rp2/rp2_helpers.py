@@ -17,12 +17,13 @@ def figure(what, value):
     FIGURES.append((what, value))
 
 
-def boot(image, files, tmp_path, fs=None):
+def boot(image, files, tmp_path, fs=None, romfs=None):
     """A Pico booting `image` from storage laid out with `files` (and the probe), or from
-    `fs` (an earlier run's storage: a reboot); returns (pico, session)."""
+    `fs` (an earlier run's storage: a reboot), with `romfs` in its ROMFS partition (the
+    plain image's: tools/rp2/romfs.py); returns (pico, session)."""
     if fs is None:
         root = Path(tmp_path) / "fs"
         layout.lay_out(files + layout.probe_files(), str(root))
         fs = emu.make_fs(str(root))
-    pico = emu.Pico(image, fs)
+    pico = emu.Pico(image, fs, romfs=romfs)
     return pico, client.Session(pico)

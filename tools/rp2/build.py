@@ -14,6 +14,12 @@ Hurdles, each handled here and nowhere else:
 - the board manifest's require() lines need micropython-lib, which Debian does not ship:
   patches/0001 drops them (onewire, ds18x20, dht, neopixel: nothing goclock uses);
 - picotool is not packaged: PICO_NO_PICOTOOL=1, then uf2.py turns firmware.bin into a UF2.
+
+The plain image has a ROMFS partition (ROMFS_BYTES, MicroPython's own MICROPY_HW_ROMFS_BYTES:
+the stock RPI_PICO board leaves it 0), between the code and the file system, which stays
+where it is: a deploy may put the firmware's .mpy files there, and MicroPython runs their
+bytecode in place from flash instead of loading it into the heap (tools/rp2/romfs.py). The
+frozen image needs none (its bytecode is in the image).
 (MicroPython 1.25's mpy-tool.py cannot freeze a float constant beyond single precision;
 the firmware keeps none, so that needs no patch.)
 
@@ -46,6 +52,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 BOARD = "RPI_PICO"
 SUITE = "trixie"
+# The plain image's ROMFS partition: below the file system (ports/rp2/rp2_flash.c puts it at
+# MICROPY_HW_FLASH_STORAGE_BASE - MICROPY_HW_ROMFS_BYTES, 2 MiB - 1408 KiB - this), above
+# the code, which must end below it (checked after each build).
+ROMFS_BYTES = 256 * 1024
+STORAGE_BASE = 2048 * 1024 - 1408 * 1024
+ROMFS_BASE = STORAGE_BASE - ROMFS_BYTES
 
 # The Debian packages a build uses, pinned: the cache key is known without asking the
 # archive, and every build from a cold cache gets the same sources. When a point release
@@ -76,11 +88,13 @@ def log(msg):
     print("[rp2 build] " + msg, file=sys.stderr, flush=True)
 
 
-def run(cmd, cwd=None, quiet=True):
-    """Run a command; on failure show its output and stop."""
+def run(cmd, cwd=None, quiet=True, env=None):
+    """Run a command (`env`: more environment variables); on failure show its output and
+    stop."""
     proc = subprocess.run(
         cmd,
         cwd=cwd,
+        env=dict(os.environ, **env) if env else None,
         stdout=subprocess.PIPE if quiet else None,
         stderr=subprocess.STDOUT if quiet else None,
         text=True,
@@ -382,8 +396,16 @@ def build(manifest=None, cache=None, jobs=None, install=True):
             "-DPython3_EXECUTABLE=" + sys.executable,
             "-DMICROPY_FROZEN_MANIFEST=" + man,
         ]  # fmt: skip
-        run(args)
+        # py/mkrules.cmake hands $CFLAGS_EXTRA, as cmake configures, to the compiler and
+        # to the qstr scan alike (a -D of cmake's own reaches the compiler only).
+        rom = 0 if manifest else ROMFS_BYTES
+        run(args, env={"CFLAGS_EXTRA": "-DMICROPY_HW_ROMFS_BYTES=%d" % rom})
         run(["make", "-C", bdir, "-j%d" % (jobs or os.cpu_count() or 2)])
+        code = os.path.getsize(os.path.join(bdir, "firmware.bin"))
+        if not manifest and code > ROMFS_BASE:
+            raise SystemExit(
+                "the image's code (%d B) runs into its ROMFS partition at %d" % (code, ROMFS_BASE)
+            )
         from .uf2 import bin_to_uf2
 
         os.makedirs(images, exist_ok=True)
@@ -398,7 +420,8 @@ def build(manifest=None, cache=None, jobs=None, install=True):
             "packages": versions,
             "toolchain": toolchain_id(),
             "build_seconds": round(time.monotonic() - t0, 1),
-            "firmware_bin_bytes": os.path.getsize(os.path.join(bdir, "firmware.bin")),
+            "firmware_bin_bytes": code,
+            "romfs_bytes": rom,
         }
         with open(uf2[:-4] + ".json", "w") as f:
             json.dump(meta, f, indent=1)

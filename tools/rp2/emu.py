@@ -247,10 +247,10 @@ class Pico:
     """One emulated Pico: a UF2 image in flash, a littlefs storage region, the USB serial.
 
     `fs` is the storage region's bytes (`make_fs(...)`, or `fs_image()` of an earlier run:
-    a reboot). Time only passes inside `run_for`/`run_until`; both count emulated time.
+    a reboot); `romfs` a ROMFS partition's (romfs.py). Time only passes inside `run_for`/`run_until`; both count emulated time.
     """
 
-    def __init__(self, image, fs=None, vsys_mv=VSYS_MV):
+    def __init__(self, image, fs=None, vsys_mv=VSYS_MV, romfs=None):
         self.mcu = build_rp2040_from_spec(BOARDS["pico"])
         self.sim = Simulator(rp2040=self.mcu)
         self.mcu.load_bootrom(BOOTROM_B1)
@@ -264,6 +264,16 @@ class Pico:
             if len(fs) != FS_BYTES:
                 raise ValueError("a storage image is %d bytes, not %d" % (FS_BYTES, len(fs)))
             self.mcu.flash[FS_START:FLASH_SIZE] = fs
+        if romfs is not None:
+            # The ROMFS partition's image (romfs.py), as `mpremote romfs deploy` leaves it:
+            # only the plain image (build.py) has the partition, below the storage.
+            from .build import ROMFS_BASE, ROMFS_BYTES
+
+            if len(romfs) > ROMFS_BYTES:
+                raise ValueError(
+                    "a ROMFS image is %d B at most, not %d" % (ROMFS_BYTES, len(romfs))
+                )
+            self.mcu.flash[ROMFS_BASE : ROMFS_BASE + len(romfs)] = romfs
         self.cdc = USBCDC(self.mcu.usb_ctrl)
         self.host = _NakHost(self.cdc)
         self._host_in = _HostReads(self.cdc)

@@ -466,6 +466,12 @@ COMMANDS = (
                 help="do not install the display driver (ssd1306) with mip: offline, or "
                 "installed by hand (mpremote mip install ssd1306)",
             ),
+            arg(
+                "--romfs",
+                action="store_true",
+                help="the package to the board's ROMFS partition (run from flash, not loaded "
+                "into the heap); the board's MicroPython must have one (goclock's rp2 image)",
+            ),
         ),
         json=False,
     ),

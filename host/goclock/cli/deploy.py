@@ -7,9 +7,18 @@ import tempfile
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
 from .. import firmware, resources, ui
-from ..errors import UsageError
+from ..errors import GoclockError, UsageError
 from ..link import board as link_board
-from ..link import discovery, mip
+from ..link import discovery, mip, mpremote_run
+
+ROMFS_TIMEOUT_S = 300  # ~140 KB through the raw REPL, erased and written a block at a time
+
+
+def write_romfs(port, image_path):
+    """`mpremote romfs deploy IMAGE`: the board's ROMFS partition (0) holds the image."""
+    return mpremote_run.run_mpremote(
+        port, ("romfs", "deploy", image_path), ROMFS_TIMEOUT_S, mpremote_run.mpremote_binary()
+    )
 
 
 def progress_bar():
@@ -71,13 +80,20 @@ def _say_driver(port, args, installed, why, already):
     )
 
 
-def do_deploy(args, open_board=link_board.Board, install_driver=mip.install):
+def do_deploy(args, open_board=link_board.Board, install_driver=mip.install, romfs=write_romfs):
     # A build folder of its own, removed afterwards (a dry run leaves nothing behind).
     with tempfile.TemporaryDirectory(prefix="goclock-deploy-") as build_dir:
-        return _deploy(args, open_board, install_driver, firmware.build(args.board, build_dir))
+        plan = firmware.build(args.board, build_dir)
+        rom = None
+        if args.romfs:
+            rom_files, plan = firmware.romfs_split(plan)
+            rom = os.path.join(build_dir, "goclock.romfs")
+            with open(rom, "wb") as f:
+                f.write(firmware.romfs_image(rom_files))
+        return _deploy(args, open_board, install_driver, plan, rom, romfs)
 
 
-def _deploy(args, open_board, install_driver, plan):
+def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_romfs):
     spec, _path = firmware.board_spec(args.board)
     display = "display" in spec
     pack = None
@@ -89,6 +105,12 @@ def _deploy(args, open_board, install_driver, plan):
                 % (args.voice, ", ".join(resources.voice_packs()))
             )
     if args.dry_run:
+        if rom:
+            print(
+                "%s (%d B: the package's .mpy files, under lib/) -> the board's ROMFS "
+                "partition, mounted at /rom (mpremote romfs deploy)"
+                % (os.path.basename(rom), os.path.getsize(rom))
+            )
         for local, remote in plan:
             print("%s -> :%s" % (os.path.basename(local), remote))
         if pack:
@@ -102,12 +124,29 @@ def _deploy(args, open_board, install_driver, plan):
         return 0
     port = discovery.choose_port(args.port)
     link_board.guard(port, args.force)
+    if rom:
+        # Before the REPL is ours, as mip: mpremote opens the port itself.
+        ok, why = write_rom(port, rom)
+        if not ok:
+            raise GoclockError(
+                "the board's ROMFS partition was not written: %s (an image with one: "
+                "tools/rp2/README.md; without --romfs the firmware goes to %s)"
+                % (why, firmware.LIB)
+            )
+        print("ROMFS: %d B written (the package, at /rom%s)" % (os.path.getsize(rom), firmware.LIB))
     installed, why = False, None
     if display and not args.no_mip:
         # Before the REPL is ours: mpremote opens the port itself.
         installed, why = install_driver(port)
     board = open_board(port)
     try:
+        if not rom and board.walk(firmware.ROM_LIB):
+            # /rom/lib comes before /lib on sys.path: the new /lib files would never run.
+            raise GoclockError(
+                "this board runs goclock from its ROMFS partition (%s), which comes before "
+                "/lib: deploy with --romfs again (or empty the partition first: mpremote "
+                "romfs deploy <an empty folder>)" % firmware.ROM_LIB
+            )
         already = display and not installed and _driver_on(board)
         with progress_bar() as bar:
             copy_files(board, plan, bar)
@@ -118,8 +157,14 @@ def _deploy(args, open_board, install_driver, plan):
     finally:
         board.restart()
     print(
-        "deployed to %s (%s): %d files%s; the clock restarts"
-        % (port, args.board, len(plan), ", voice " + args.voice if pack else "")
+        "deployed to %s (%s): %d files%s%s; the clock restarts"
+        % (
+            port,
+            args.board,
+            len(plan),
+            " and the package in ROMFS" if rom else "",
+            ", voice " + args.voice if pack else "",
+        )
     )
     if display:
         _say_driver(port, args, installed, why, already)
