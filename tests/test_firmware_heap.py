@@ -149,9 +149,12 @@ def heap():
 
 
 for g in range(GAMES):
-    p.handle_line('{"id":1,"cmd":"press","side":"white"}')
+    # (the usual press line, read in one viper call on this port: jsontext.press_line)
+    r = json.loads(p.handle_line('{"id":1,"cmd":"press","side":"white"}'))
+    assert r == {"accepted": True, "id": 1, "ok": True}, r
     run(200)
-    p.handle_line('{"id":2,"cmd":"press","side":"black"}')
+    r = json.loads(p.handle_line('{"id": 2, "cmd": "press", "side": "black"}'))
+    assert r == {"accepted": True, "id": 2, "ok": True}, r
     run(200)
     p.handle_line('{"id":3,"cmd":"pause"}')
     p.handle_line('{"id":4,"cmd":"reset"}')

@@ -154,16 +154,96 @@ def test_edges():
         assert read_flat(text) == want, text
 
 
+# ----- press_line: the usual press request in one call ------------------------------------
+
+
+def read_press(text):
+    """press_line's reading of `text` as the request, or None when it leaves it."""
+    rid = array("i", [0])
+    side = jsontext.press_line(text, len(text), rid)
+    return None if side < 0 else {"id": rid[0], "cmd": "press", "side": ("black", "white")[side]}
+
+
+PRESS_EDGES = [
+    (b'{"id":7,"cmd":"press","side":"black"}', {"id": 7, "cmd": "press", "side": "black"}),
+    (b'{"id": 7, "cmd": "press", "side": "white"}\n', {"id": 7, "cmd": "press", "side": "white"}),
+    (
+        b'  { "id" : -0 , "cmd" : "press" , "side" : "black" }  \r\n',
+        {"id": 0, "cmd": "press", "side": "black"},
+    ),
+    (
+        b'{"id":999999999,"cmd":"press","side":"white"}',
+        {"id": 999999999, "cmd": "press", "side": "white"},
+    ),
+    (b'{"id":1234567890,"cmd":"press","side":"white"}', None),  # 10 digits: the long way
+    (b'{"id":01,"cmd":"press","side":"white"}', None),
+    (b'{"id":1.0,"cmd":"press","side":"white"}', None),
+    (b'{"id":"1","cmd":"press","side":"white"}', None),
+    (b'{"cmd":"press","id":1,"side":"white"}', None),  # another order: the long way
+    (b'{"id":1,"cmd":"press","side":"whitey"}', None),
+    (b'{"id":1,"cmd":"press","side":"blank"}', None),
+    (b'{"id":1,"cmd":"press","side":"black","x":1}', None),
+    (b'{"id":1,"cmd":"press","side":"black"} x', None),
+    (b'{"id":1,"cmd":"press","side":"black"', None),
+    (b'{"id":1,"cmd":"press",\t"side":"black"}', None),  # a tab: scan_flat's
+    (b'{"id":1,"cmd":"pressed","side":"black"}', None),
+]
+
+
+def test_press_edges():
+    for text, want in PRESS_EDGES:
+        assert read_press(text) == want, text
+        if want is not None:
+            assert strict(text) == want
+
+
+press_obj = st.builds(  # (in this order: the host tools' order)
+    lambda rid, side: {"id": rid, "cmd": "press", "side": side},
+    small_int,
+    st.sampled_from(["black", "white"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(press_obj, st.sampled_from([(",", ":"), (", ", ": ")]))
+def test_the_usual_press_is_read_in_one_call(obj, sep):
+    text = json.dumps(obj, separators=sep).encode()
+    assert read_press(text) == obj == read_flat(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(press_obj, st.data())
+def test_press_line_reads_nothing_but_the_press_it_is_for(obj, data):
+    """Mutants of a press line: whatever press_line takes, json reads as that request."""
+    text = bytearray(json.dumps(obj).encode())
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(text)))
+        what = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+        byte = data.draw(st.sampled_from(list(b'{}":,.-0123456789eEbwhiteblack \t\n\\\x00')))
+        if what == "insert":
+            text[at:at] = bytes([byte])
+        elif at < len(text):
+            if what == "delete":
+                del text[at]
+            else:
+                text[at] = byte
+    got = read_press(bytes(text))
+    if got is not None:
+        assert got == strict(bytes(text)), bytes(text)
+
+
 DRIVER = """
 import sys, json
 from array import array
 from goclockfw import jsontext, jsontext_py
 out = array("i", [0] * 7 * 16)
+rid = array("i", [0])
 table = bytes.fromhex(sys.argv[2])
 for line in open(sys.argv[1]):
     text = bytes.fromhex(line.strip())
     k = jsontext.scan_flat(text, len(text), out, table)
-    print(json.dumps([k, list(out[:7 * k]) if k > 0 else []]))
+    side = jsontext.press_line(text, len(text), rid)
+    print(json.dumps([k, list(out[:7 * k]) if k > 0 else [], side, rid[0] if side >= 0 else 0]))
 buf = bytearray(64)
 for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
     e = jsontext.put_int(buf, 3, v)
@@ -178,10 +258,12 @@ print(json.dumps(bytes(buf[1:e]).decode()))
 
 def plain_results(texts):
     out = array("i", [0] * 7 * 16)
+    rid = array("i", [0])
     lines = []
     for text in texts:
         k = jsontext_py.scan_flat(text, len(text), out, TABLE)
-        lines.append([k, list(out[: 7 * k]) if k > 0 else []])
+        side = jsontext_py.press_line(text, len(text), rid)
+        lines.append([k, list(out[: 7 * k]) if k > 0 else [], side, rid[0] if side >= 0 else 0])
     buf = bytearray(64)
     for v in (0, 5, -5, 9, 10, 99, 100, 65000, 999999999, -999999999, 1073741823, -1073741823):
         e = jsontext_py.put_int(buf, 3, v)
@@ -196,11 +278,15 @@ def plain_results(texts):
 
 def test_viper_and_plain_versions_agree(micropython, tmp_path):
     objs = ({"x": 1, "n": None, "cmd": "press"}, {}, {"id": -3, "side": "black", "on": True})
-    texts = [t for t, _ in EDGES] + [
-        json.dumps(o, separators=sep).encode()
-        for o in objs
-        for sep in ((",", ":"), (", ", ": "), (" ,\t", "\r\n:  "), ("\n,\n", " \t: "))
-    ]
+    texts = (
+        [t for t, _ in EDGES]
+        + [t for t, _ in PRESS_EDGES]
+        + [
+            json.dumps(o, separators=sep).encode()
+            for o in objs
+            for sep in ((",", ":"), (", ", ": "), (" ,\t", "\r\n:  "), ("\n,\n", " \t: "))
+        ]
+    )
     path = tmp_path / "texts.hex"
     path.write_text("\n".join(t.hex() for t in texts) + "\n")
     rc, lines, err = run_mpy(micropython, tmp_path, DRIVER, path, TABLE.hex())

@@ -51,6 +51,10 @@ KIND = 3
 VALUE = 4  # a string's start, an integer's value
 END = 5  # a string's end
 NAME = 6  # a string's name index
+# The press request as the host tools send it (json.dumps, compact or with its default
+# spaces): byte 1 the id, byte 2 the side's name. One viper call reads it (press_line), where
+# scan_flat makes a dozen: a press is the request the clock answers most.
+PRESS_LINE = b'{"id":\x01,"cmd":"press","side":"\x02"}'
 
 _impl = pick("jsontext")  # goclockfw/native.py: viper code, or plain Python
 
@@ -58,4 +62,5 @@ put_int = _impl.put_int
 put_hex32 = _impl.put_hex32
 render = _impl.render
 scan_flat = _impl.scan_flat
+press_line = _impl.press_line
 _impl = None

@@ -11,6 +11,7 @@ from goclockfw.jsontext import (
     KIND,
     NULL,
     PAIR,
+    PRESS_LINE,
     STRING,
     TEXT,
     TRUE,
@@ -160,3 +161,50 @@ def scan_flat(d, n, out, names):
                 break
             return -1
     return pairs if _ws(d, i, n) == n else -1
+
+
+_SIDES = (b"black", b"white")
+
+
+def press_line(d, n, out):
+    i = 0
+    while i < n and d[i] == 32:
+        i += 1
+    side = -1
+    for c in PRESS_LINE:
+        if c == 1:
+            start = i
+            if i < n and d[i] == 45:
+                i += 1
+            if i >= n or not 48 <= d[i] <= 57:
+                return -1
+            if d[i] == 48:
+                i += 1
+            else:
+                j = i
+                while i < n and 48 <= d[i] <= 57:
+                    i += 1
+                if i - j > 9:
+                    return -1
+            if i < n and (d[i] in b".eE" or 48 <= d[i] <= 57):
+                return -1
+            out[0] = int(bytes(d[start:i]))
+        elif c == 2:
+            name = bytes(d[i : i + 5])
+            if name not in _SIDES:
+                return -1
+            side = _SIDES.index(name)
+            i += 5
+        else:
+            if c in b":,}":
+                while i < n and d[i] == 32:
+                    i += 1
+            if i >= n or d[i] != c:
+                return -1
+            i += 1
+            if c in b":,{":
+                while i < n and d[i] == 32:
+                    i += 1
+    while i < n and d[i] in _WS:
+        i += 1
+    return side if i == n else -1

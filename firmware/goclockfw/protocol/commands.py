@@ -78,6 +78,7 @@ from goclockfw.jsontext import (
     STRING,
     TRUE,
     VALUE,
+    press_line,
     render,
     scan_flat,
 )
@@ -139,6 +140,7 @@ class Protocol:
         self._state_replies = {}  # clock state -> the members of a pause/resume reply
         self._templates = {}  # a reply's members (bytes) -> its template (_reply)
         self._rid = [0]  # the id a template's reply carries
+        self._press_id = array("i", [0])  # a press line's id (press_line), and its reply's
         self._cmds = {
             "info": self._info,
             "status": self._status,
@@ -164,9 +166,7 @@ class Protocol:
             "arbiter.ack": self._arbiter_ack,
         }
         know(tuple(self._cmds) + _WORDS)
-        # The names of a press as the host tools send it, by their place in NAMES (`_quick`)
-        self._press_names = tuple(NAMES.index(w) for w in ("id", "cmd", "press", "side"))
-        self._side_names = tuple(NAMES.index(w) for w in SIDE_NAMES)
+        self._accepted = self._template(_ACCEPTED)  # an accepted press's reply (`_answer`)
 
     # -- input -----------------------------------------------------------
 
@@ -207,13 +207,23 @@ class Protocol:
                 n = len(line)
             if n > MAX_LINE or (n == MAX_LINE and line[n - 1] != 10):
                 return _error(None, "request line over %d bytes" % MAX_LINE)
+            ints = self._press_id
+            side = press_line(line, n, ints)
+            if side >= 0:
+                # The usual press, `{"id": <int>, "cmd": "press", "side": "black"|"white"}`
+                # as the host tools send it: the command layer's press called straight
+                # away (no dict filled and emptied, no dispatch), its reply from the
+                # accepted press's template.
+                rid = ints[0]
+                c = self.commands
+                if c.press(side):
+                    w = self._replies
+                    tpl = self._accepted
+                    w.n = render(w.buf, 0, tpl, len(tpl), ints, ints)
+                    return w
+                return self._reply({"accepted": False, "reason": c.reason or "ignored"}, rid)
             toks = self._toks
             k = scan_flat(line, n, toks, NAMES_TABLE)
-            if k == 3:
-                side = self._quick(toks)
-                if side >= 0:
-                    rid = toks[VALUE]  # (the id is the first member: `_quick`)
-                    return self._reply(self._press_side(side), rid)
             try:
                 req = self._request(line, n, k)
             except ValueError as e:
@@ -242,27 +252,6 @@ class Protocol:
             return _error(rid, "internal error: %s" % type(e).__name__)
         finally:
             self._release()
-
-    def _quick(self, toks):
-        """The side (0, 1) of the usual press, `{"id": <int>, "cmd": "press", "side":
-        "black"|"white"}` in that order, as the host tools send it, from scan_flat's 3
-        members in `toks`; -1 for anything else (then read as any request is). The command
-        layer's press is called straight away: no dict filled and emptied, no dispatch (a
-        few hundred us of a press's 3-4 ms on an RP2040)."""
-        ids = self._press_names
-        if (
-            toks[KEY_NAME] != ids[0]
-            or toks[KIND] != INTEGER
-            or toks[PAIR + KEY_NAME] != ids[1]
-            or toks[PAIR + KIND] != STRING
-            or toks[PAIR + NAME] != ids[2]
-            or toks[2 * PAIR + KEY_NAME] != ids[3]
-            or toks[2 * PAIR + KIND] != STRING
-        ):
-            return -1
-        name = toks[2 * PAIR + NAME]
-        sides = self._side_names
-        return 0 if name == sides[0] else 1 if name == sides[1] else -1
 
     def _request(self, line, n, k):
         """The request `line[:n]` as a dict, `k` the count of its members scan_flat found
@@ -307,6 +296,11 @@ class Protocol:
             keys[p] = None
         self._nkeys = 0
 
+    def _template(self, result):
+        """The template of the reply whose members are `result` (bytes) and a numeric id."""
+        tpl = self._templates[result] = b"{" + result + b',"id":\x01,"ok":true}'
+        return tpl
+
     def _reply(self, result, rid):
         """`result` with "id" and "ok": true, as one JSON line in the reply writer. A result
         given as bytes is its members' JSON already (_ACCEPTED); _STATUS is the status."""
@@ -317,7 +311,7 @@ class Protocol:
                 # id, from a template made once per reply (one viper call, jsontext.py).
                 tpl = self._templates.get(result)
                 if tpl is None:
-                    tpl = self._templates[result] = b"{" + result + b',"id":\x01,"ok":true}'
+                    tpl = self._template(result)
                 ints = self._rid
                 ints[0] = rid
                 w.n = render(w.buf, 0, tpl, len(tpl), ints, ints)
