@@ -285,8 +285,8 @@ def test_no_exception_escapes():
 
 
 # The usual press, as the host tools send it, takes a short way past the request's dict
-# (Protocol._quick); the same request in another order or form goes the long way. Both
-# must answer and act alike, refusals and errors included.
+# (jsontext.press_line, one viper call); the same request in another order or form goes
+# the long way. Both must answer and act alike, refusals and errors included.
 QUICK_CASES = [
     ("black", 0),  # idle: White's button starts the game, Black's is refused
     ("white", 0),
