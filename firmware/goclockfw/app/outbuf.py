@@ -39,11 +39,21 @@ class OutBuffer:
             n = -1
         if n < 0:
             n = len(data)
-        if self.holding or n + 1 > self.size - self.used:
+        size = self.size
+        used = self.used
+        if self.holding or n + 1 > size - used:
             self.dropped += 1
             return False
+        tail = (self.head + used) % size
+        if tail + n < size:
+            # The usual line, in one piece with its newline (`put_part`, written out: a
+            # call less in every reply and event line).
+            copy(self.buf, tail, data, 0, n)
+            self.buf[tail + n] = 10
+            self.used = used + n + 1
+            return True
         self.put_part(data, n)
-        self.buf[(self.head + self.used) % self.size] = 10
+        self.buf[(self.head + self.used) % size] = 10
         self.used += 1
         return True
 

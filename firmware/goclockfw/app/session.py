@@ -449,7 +449,8 @@ class Session:
         r = self.records
         if r.held:
             r.flush()
-        limit = self.deb.hold(now)
+        deb = self.deb
+        limit = deb.hold(now) if deb.waiting else now
         if ticks_diff(limit, self.now) > 0:
             self.now = limit
         c = self.clock
