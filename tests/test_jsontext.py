@@ -100,16 +100,13 @@ def test_every_flat_object_is_read_as_json_reads_it(obj, sep):
     assert read_flat(text) == obj == strict(text)
 
 
-@settings(max_examples=500, deadline=None)
-@given(flat, st.data())
-def test_nothing_but_strict_json_is_read(obj, data):
-    """Mutants of flat objects: whatever scan_flat takes, json takes, as the same object
-    (a text it leaves, strictjson.py reads or refuses with its message)."""
-    text = bytearray(json.dumps(obj).encode())
+def mutant(text, data, alphabet):
+    """`text` with one to three bytes of `alphabet` inserted, deleted or replaced."""
+    text = bytearray(text)
     for _ in range(data.draw(st.integers(1, 3))):
         at = data.draw(st.integers(0, len(text)))
         what = data.draw(st.sampled_from(["insert", "delete", "replace"]))
-        byte = data.draw(st.sampled_from(list(b'{}[]":,.-+0123456789eEtrufalsn \t\\\x00\x7f\xc3')))
+        byte = data.draw(st.sampled_from(list(alphabet)))
         if what == "insert":
             text[at:at] = bytes([byte])
         elif at < len(text):
@@ -117,9 +114,20 @@ def test_nothing_but_strict_json_is_read(obj, data):
                 del text[at]
             else:
                 text[at] = byte
-    got = read_flat(bytes(text))
+    return bytes(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(flat, st.data())
+def test_nothing_but_strict_json_is_read(obj, data):
+    """Mutants of flat objects: whatever scan_flat takes, json takes, as the same object
+    (a text it leaves, strictjson.py reads or refuses with its message)."""
+    text = mutant(
+        json.dumps(obj).encode(), data, b'{}[]":,.-+0123456789eEtrufalsn \t\\\x00\x7f\xc3'
+    )
+    got = read_flat(text)
     if got is not None:
-        assert got == strict(bytes(text)), bytes(text)
+        assert got == strict(text), text
 
 
 EDGES = [  # (text, what scan_flat reads: None when it leaves the text to strictjson)
@@ -215,21 +223,10 @@ def test_the_usual_press_is_read_in_one_call(obj, sep):
 @given(press_obj, st.data())
 def test_press_line_reads_nothing_but_the_press_it_is_for(obj, data):
     """Mutants of a press line: whatever press_line takes, json reads as that request."""
-    text = bytearray(json.dumps(obj).encode())
-    for _ in range(data.draw(st.integers(1, 3))):
-        at = data.draw(st.integers(0, len(text)))
-        what = data.draw(st.sampled_from(["insert", "delete", "replace"]))
-        byte = data.draw(st.sampled_from(list(b'{}":,.-0123456789eEbwhiteblack \t\n\\\x00')))
-        if what == "insert":
-            text[at:at] = bytes([byte])
-        elif at < len(text):
-            if what == "delete":
-                del text[at]
-            else:
-                text[at] = byte
-    got = read_press(bytes(text))
+    text = mutant(json.dumps(obj).encode(), data, b'{}":,.-0123456789eEbwhiteblack \t\n\\\x00')
+    got = read_press(text)
     if got is not None:
-        assert got == strict(bytes(text)), bytes(text)
+        assert got == strict(text), text
 
 
 DRIVER = """

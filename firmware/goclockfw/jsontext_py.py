@@ -93,6 +93,26 @@ def _string(d, i, n, out, at, names):
     return i + 1
 
 
+def _int_end(d, i, n):
+    """The end of the integer of at most 9 digits at i (a minus sign allowed, no leading
+    zero, no fraction or exponent after it), or -1."""
+    if i < n and d[i] == 45:
+        i += 1
+    if i >= n or not 48 <= d[i] <= 57:
+        return -1
+    if d[i] == 48:
+        i += 1
+    else:
+        j = i
+        while i < n and 48 <= d[i] <= 57:
+            i += 1
+        if i - j > 9:
+            return -1
+    if i < n and (d[i] in b".eE" or 48 <= d[i] <= 57):
+        return -1
+    return i
+
+
 def scan_flat(d, n, out, names):
     cap = len(out) // PAIR
     i = _ws(d, 0, n)
@@ -124,19 +144,8 @@ def scan_flat(d, n, out, names):
                     return -1
             elif c == 45 or 48 <= c <= 57:
                 start = i
-                if c == 45:
-                    i += 1
-                if i >= n or not 48 <= d[i] <= 57:
-                    return -1
-                if d[i] == 48:
-                    i += 1
-                else:
-                    j = i
-                    while i < n and 48 <= d[i] <= 57:
-                        i += 1
-                    if i - j > 9:
-                        return -1
-                if i < n and (d[i] in b".eE" or 48 <= d[i] <= 57):
+                i = _int_end(d, i, n)
+                if i < 0:
                     return -1
                 out[base + KIND] = INTEGER
                 out[base + VALUE] = int(bytes(d[start:i]))
@@ -174,19 +183,8 @@ def press_line(d, n, out):
     for c in PRESS_LINE:
         if c == 1:
             start = i
-            if i < n and d[i] == 45:
-                i += 1
-            if i >= n or not 48 <= d[i] <= 57:
-                return -1
-            if d[i] == 48:
-                i += 1
-            else:
-                j = i
-                while i < n and 48 <= d[i] <= 57:
-                    i += 1
-                if i - j > 9:
-                    return -1
-            if i < n and (d[i] in b".eE" or 48 <= d[i] <= 57):
+            i = _int_end(d, i, n)
+            if i < 0:
                 return -1
             out[0] = int(bytes(d[start:i]))
         elif c == 2:

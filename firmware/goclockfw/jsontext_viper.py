@@ -297,7 +297,8 @@ def press_line(data: ptr8, n: int, out: ptr32) -> int:  # noqa: F821
     while j < tn:
         c = t[j]
         j += 1
-        if c == 1:  # the id: an integer of at most 9 digits, as scan_flat reads one
+        if c == 1:  # the id: an integer of at most 9 digits, as `_number` reads one
+            # (its lines written out: a call to it would cost what this call saves)
             neg = 0
             if i < n and data[i] == 45:
                 neg = 1
