@@ -129,7 +129,8 @@ flash: $(STAMP)
 # The real MicroPython rp2 port on an emulated Pico (tools/rp2/README.md). rp2-images builds
 # a Pico image from Debian packages and one with the firmware frozen in (minutes; cached in
 # ~/.cache/goclock/rp2, GOCLOCK_RP2_CACHE moves it: then seconds); test-rp2 runs tests/rp2
-# on them in rp2040py; measure-rp2 prints the per-press, idle and flash figures.
+# on them in rp2040py; measure-rp2 prints the per-press, idle and flash figures (.mpy files
+# in /lib, the same in the plain image's ROMFS partition, frozen: ~40 min).
 RP2_OUT := build/rp2
 RP2_ENV := GOCLOCK_RP2_IMAGE=$(RP2_OUT)/micropython.uf2 GOCLOCK_RP2_FROZEN_IMAGE=$(RP2_OUT)/goclock-frozen.uf2
 rp2-images: $(STAMP)

@@ -29,12 +29,13 @@ full gc.collect() with the firmware's heap as it is.
 
 Each figure is printed with its target (issue 20) and whether it is met, for the .mpy
 layout (as `goclock deploy` lays it out) and the frozen image, one after the other
-(`--layout` picks one).
+(`--layout` picks one; `all` adds the .mpy files in the plain image's ROMFS partition, as
+`goclock deploy --romfs` lays them out: romfs.py).
 
 `--time MODULE:FUNC` (repeatable) profiles a press instead: the probe times those
 functions, and their calls and microseconds per press are printed.
 
-    python -m tools.rp2.measure [--layout mpy|frozen|both] [--seconds 10] [--presses 6]
+    python -m tools.rp2.measure [--layout mpy|romfs|frozen|both|all] [--seconds 10] [--presses 6]
         [--image UF2] [--frozen-image UF2] [--time MODULE:FUNC ...]
 """
 
