@@ -12,6 +12,7 @@ import json
 import pytest
 
 from goclock.hall.collect import Collector, GameLog, SliceError, parse_slice
+from goclockfw.storage.logline import verify_bytes
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
 from support.hallbridge import HallClock, collected, hall_service
@@ -70,7 +71,7 @@ def test_broker_restart_mid_game_loses_and_doubles_nothing(
         table.moves(capsys, 3)
         connects = svc.connects
         # Restarted once the hall has what was sent (see test_hall_view.py).
-        have = sum(1 for line in table.pulled(game).splitlines() if line.startswith(b"{"))
+        have = len(verify_bytes(table.pulled(game))["records"])
         svc.wait(lambda: svc.collector.game("table-7", game).rec >= have, 20, "records so far")
         mosquitto.restart()
         table.moves(capsys, 3, first="white")  # played while the bridge reconnects
@@ -204,5 +205,6 @@ def test_a_game_log_reloads_its_count(real_log, tmp_path):
     path.write_bytes(real_log)
     g = GameLog(str(path))
     assert g.size == len(real_log) and g.ended
-    assert g.rec == sum(1 for line in real_log.splitlines() if line.startswith(b"{"))
+    assert g.rec == sum(1 for line in real_log.splitlines() if line.lstrip(b".")[:1] == b"{")
+    assert g.rec == len(verify_bytes(real_log)["records"])
     assert json.loads(real_log.splitlines()[0])["event"] == "game"

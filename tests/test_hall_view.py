@@ -14,6 +14,7 @@ import time
 
 from goclock.hall import view
 from goclock.hall.model import Hall, left_text, project, used_text
+from goclockfw.storage.logline import verify_bytes
 from support.bridgeclock import runtime_dir  # noqa: F401 (a fixture)
 from support.cli import own_home  # noqa: F401 (autouse)
 from support.hallbridge import HALL, HallClock
@@ -181,7 +182,7 @@ def test_goclock_hall_through_a_broker_restart(runtime_dir, mosquitto, tmp_path,
         # Restarted once the hall has what was sent: a slice in flight when a broker
         # without persistence dies is gone for the hall, and only `log.resend` brings it
         # back (the firmware's; the bridge has none: docs/hall-host.md).
-        have = sum(1 for line in table.pulled(game).splitlines() if line.startswith(b"{"))
+        have = len(verify_bytes(table.pulled(game))["records"])
         until(proc, ("table-5", "  %d rec" % have))
         mosquitto.restart()
         table.moves(capsys, 2, first="white")

@@ -16,6 +16,7 @@ without a word; `logs sgf` without --merge, and to standard output.
 import csv
 import io
 import json
+import re
 
 import pytest
 from sgfmill import sgf
@@ -23,6 +24,7 @@ from sgfmill import sgf
 from goclock.cli import main
 from goclock.records import sgfmerge
 from goclock.records.gamerecord import GameRecord
+from goclock.records.verify import Check
 from goclockfw.storage import logline
 from support.cli import own_home, run  # noqa: F401 (own_home: autouse)
 from support.clockline import ClockLine
@@ -237,11 +239,12 @@ def rechained(data, change):
         if not ln or not ln.strip(b"."):
             out.append(ln)
             continue
-        rec = json.loads(ln[:-16] + b"}")
+        record = logline.after_marks(ln)  # the progress marks before it kept as they are
+        rec = json.loads(record[:-16] + b"}")
         change(rec)
         body = json.dumps(rec, separators=(",", ":"), ensure_ascii=False).encode()
         prev = logline.crc(body, prev)
-        out.append(body[:-1] + b',"c":"%08x"}' % prev)
+        out.append(ln[: len(ln) - len(record)] + body[:-1] + b',"c":"%08x"}' % prev)
     return b"\n".join(out)
 
 
@@ -264,7 +267,25 @@ def test_one_record_deleted_is_named_one_way(disputed, tmp_path, capsys):
     # Move 3 is still there (its record fails the chain, its text is read): only 2 is gone.
     assert doc["problems"] == [[broken.place, "move 3 after move 1: move 2 is missing"]]
     assert broken.place == "record %d (line %d)" % (broken.number, broken.line)
-    assert broken.line > broken.number  # progress marks are lines, not records
+    # Progress marks begin their record's line (an earlier firmware gave them lines of
+    # their own, not counted as records: test_host_logs reads such a log).
+    assert broken.line == broken.number
+
+
+def test_a_log_whose_marks_have_lines_of_their_own_reads_the_same(disputed, tmp_path, capsys):
+    """An earlier firmware closed the progress marks with a newline before the next record:
+    its logs verify and report as before, the mark lines counted as lines, not records."""
+    assert re.search(rb"(?m)^\.+\{", disputed)  # this firmware's: marks begin a record's line
+    old = re.sub(rb"(?m)^(\.+)\{", rb"\1\n{", disputed)
+    new_record, old_record = GameRecord(disputed), GameRecord(old)
+    assert old_record.ok and old_record.records == new_record.records
+    last = old_record.entries[-1]
+    assert last.line > last.number  # the mark lines are lines, not records
+    path = tmp_path / "earlier.log"
+    path.write_bytes(old)
+    rc, doc, _ = verify_json(capsys, str(path))
+    assert rc == 0 and doc["ok"] and doc["errors"] == [] and doc["problems"] == []
+    assert doc["verdict"] == Check(new_record).verdict  # "intact, N records; ..." alike
 
 
 def verify_json(capsys, *paths):

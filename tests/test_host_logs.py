@@ -46,7 +46,7 @@ def test_pull_and_verify(line, game, capsys, tmp_path):
     assert data == line.clock.log(game)
     rc, out, err = run(line, capsys, "logs", "verify", path)
     records = [ln for ln in data.split(b"\n") if ln and ln.strip(b".")]  # not the mark lines
-    assert b"\n." in data  # progress marks of the running clock are lines of dots
+    assert b"\n." in data  # progress marks of the running clock begin the next record's line
     assert rc == 0 and "intact, %d records" % len(records) in out
 
 

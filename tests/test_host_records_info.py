@@ -61,6 +61,10 @@ def rechained(data, drop):
         if not raw or not raw.strip(b"."):
             out.append(raw)
             continue
+        record = logline.after_marks(raw)
+        if record != raw:  # the marks before it on a line of their own, as that firmware
+            out.append(raw[: len(raw) - len(record)])
+            raw = record
         rec, _ = logline.check_line(raw, prev)
         prev = logline.claimed(raw)
         if rec["event"] in drop:

@@ -32,11 +32,11 @@ EVERY_OP = (
     ("pico", "all", 1, 200, 1),
     ("small", "all", 2, 200, 1),
     ("tiny", "all", 6, 200, 1),
-    ("pico-full", "marathon", 3, 800, 5),  # (a record across pages is one program now)
+    ("pico-full", "marathon", 3, 800, 4),  # (a record across pages is one program now)
 )
 MANY_SEEDS = range(30, 50)  # a sample of cuts in each of these seeds' workloads
 SAMPLED = 30
-MPY_EVERY_OP = (("pico", "all", 21, 140, 2), ("tiny", "all", 22, 140, 2))  # (see EVERY_OP)
+MPY_EVERY_OP = (("pico", "all", 21, 160, 2), ("tiny", "all", 22, 160, 2))  # (see EVERY_OP)
 
 
 def _report(res):

@@ -18,7 +18,8 @@ def ask(proto, **req):
 def records(app):
     data, _ = app.journal.read(app.journal.current, 0, 1 << 20)
     assert logline.verify_bytes(data)["ok"]
-    return [json.loads(x) for x in data.split(b"\n") if x.startswith(b"{")]
+    lines = (logline.after_marks(x) for x in data.split(b"\n"))
+    return [json.loads(x) for x in lines if x.startswith(b"{")]
 
 
 def test_sgf_result_forms():

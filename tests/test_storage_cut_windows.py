@@ -167,11 +167,12 @@ def test_a_claim_torn_anywhere_claims_nothing_but_its_own_part():
     assert states > 300
 
 
-def test_no_state_a_cut_leaves_the_newline_after_marks_in_reads_as_one_mark_more():
-    """Every value the byte of the newline closing a mark line can hold while the programs
-    that write it run (bits go from 1 to 0, any of them at any time): the marks read back
-    are the ones written, never one more. (A newline programmed in one go could stop at
-    ".", which has every 1 bit a newline has: 1.5 s taken from the running side.)"""
+def test_no_state_a_cut_leaves_the_record_after_marks_in_reads_as_one_mark_more():
+    """A record follows the marks on their line, in one program. Every value its first
+    byte can hold while that program runs (bits go from 1 to 0, any of them at any time):
+    the marks read back are the ones written, never one more. (A newline closing the marks
+    in one go could stop at ".", which has every 1 bit a newline has: 1.5 s taken from the
+    running side. A "{" cannot.)"""
     flash = CutFlash(BLOCK, 32)
     j = journal(flash)
     ready(j)
@@ -181,21 +182,45 @@ def test_no_state_a_cut_leaves_the_newline_after_marks_in_reads_as_one_mark_more
     at = j.pool.blocks[j._chunk] * BLOCK + j._off
     flash.trace = []
     assert j.record("call", 9000, 0, "10")
-    assert len(flash.trace) == 2  # as many programs as a record after marks took before
+    assert len(flash.trace) == 1  # one program: a press after marks costs no more
     states, value = {0xFF}, 0xFF
     for _, addr, data in flash.trace:
         if addr <= at < addr + len(data):
             target = value & data[at - addr]
             states |= {v for v in range(256) if v & target == target and v & value == v}
             value = target
-    assert value == 0x0A and len(states) > 16
+    assert value == ord("{") and states == {0xFF, 0xFB, 0x7F, 0x7B}
     assert 0x2E not in states  # never "."
     fs = j.pool.fs
     for v in sorted(states):
-        flash._ram[at : at + 200] = bytes((v,)) + b"\xff" * 199  # the record not begun
+        flash._ram[at : at + 200] = bytes((v,)) + b"\xff" * 199  # the rest not begun
         j2 = Journal(ChunkPool(fs, flash), setup_spares=SETUP)
         j2.load()
         assert j2.scan(gid).marks == 3, hex(v)
+
+
+def test_marks_closed_by_a_newline_as_an_earlier_firmware_wrote_them_still_read():
+    """An earlier firmware closed the marks with a newline before the next record: such a
+    log still counts its marks, serves its records and verifies."""
+    flash = CutFlash(BLOCK, 32)
+    j = journal(flash)
+    ready(j)
+    gid = game(j, 2, pad=10)
+    for _ in range(3):
+        assert j.mark()
+    at = j.pool.blocks[j._chunk] * BLOCK + j._off
+    flash._ram[at] = 0x0A  # the newline the earlier firmware wrote, then its record
+    j._off += 1
+    assert j.record("call", 9000, 0, "10")
+    for _ in range(2):
+        assert j.mark()
+    j2 = boot(flash)
+    scan = j2.scan(gid)
+    assert scan.marks == 2 and scan.records == 5
+    data = whole(j2, gid)
+    assert b"\n...\n{" in data
+    r = verify_bytes(data)
+    assert r["ok"] and [x["event"] for x in r["records"]][-1] == "call"
 
 
 def test_a_part_an_earlier_firmware_wrote_after_a_claim_without_its_newline_is_read():
@@ -224,14 +249,20 @@ def test_progress_marks_before_a_torn_byte_still_count(seed, tear):
     marks = 3 + seed % 5
     for _ in range(marks):
         assert j.mark()
+    records = j.count()
     flash.cut_at, flash.tear, flash.seed = flash.ops + 1, tear, seed
     if seed % 2:
         j.mark()  # the next mark torn
     else:
-        j.record("call", 9000, 0, "10")  # the newline that closes the marks torn
-    got = boot(flash).scan(gid).marks
-    # A mark that landed whole counts too; one torn gives back its MARK_MS at most.
-    assert got in (marks, marks + 1), got
+        j.record("call", 9000, 0, "10")  # the record that follows the marks torn
+    scan = boot(flash).scan(gid)
+    if seed % 2:
+        # A mark that landed whole counts too; one torn gives back its MARK_MS at most.
+        assert scan.marks in (marks, marks + 1), scan.marks
+    elif scan.records == records + 1:
+        assert scan.marks == 0  # the record landed whole: its time is the clock's
+    else:
+        assert scan.records == records and scan.marks == marks, (scan.records, scan.marks)
 
 
 def test_a_set_up_game_whose_first_record_was_torn_is_not_written_over():

@@ -126,7 +126,7 @@ def test_any_records_come_back_verified_across_parts(recs):
         assert rec == want
 
 
-def test_a_log_spans_parts_and_marks_are_served_as_dot_lines():
+def test_a_log_spans_parts_and_marks_are_served_before_the_next_record_on_its_line():
     j = journal(blocks=24)
     ready(j)
     gid = j.begin()
@@ -138,7 +138,8 @@ def test_a_log_spans_parts_and_marks_are_served_as_dot_lines():
             j.mark()
     assert len(j.games[gid]) >= 4
     data = whole(j)
-    assert data.count(b"\n..\n") == 4
+    assert data.count(b'\n..{"event":"press"') == 4  # one program each, no newline first
+    assert b"\n." not in data.replace(b'\n..{"event":"press"', b"")
     r = verify_bytes(data)
     assert r["ok"] and len(r["records"]) == 40
     listed = j.list()[-1]

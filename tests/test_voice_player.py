@@ -24,6 +24,7 @@ from goclock.voice.speaker import Speaker
 from goclockfw.audio import player_i2s
 from goclockfw.core.gameclock import RUNNING
 from goclockfw.desktop.parts import DesktopPlayer
+from goclockfw.storage.logline import verify_bytes
 from support.sessions import make_session
 from support.testboard import TestBoard
 from support.vclock import VirtualClock
@@ -462,8 +463,7 @@ def test_a_bad_clip_never_stops_the_clock_and_is_logged_once(tmp_path):
     clock.start()
     clock.run(5000 + 30000 + 29000)  # two periods: "10秒" and "20秒" said in each
     assert clock.state() == RUNNING  # in the last period, counting
-    text = clock.log(session.journal.current).decode()
-    log = [json.loads(x) for x in text.splitlines() if x.startswith("{")]  # not the marks
+    log = verify_bytes(clock.log(session.journal.current))["records"]
     # Every call the clock made was started, the ones after the bad clips too.
     calls = [x for x in log if x["event"] == "call"]
     assert len(calls) == session.announcer.said - said_at_setup > 15
@@ -486,11 +486,7 @@ def test_a_session_on_the_pack_form_starts_its_calls_from_clips_made_ready(devic
     clock.start()
     clock.run(5000 + 30000 + 29000)
     assert clock.state() == RUNNING
-    log = [
-        json.loads(x)
-        for x in clock.log(session.journal.current).decode().splitlines()
-        if x.startswith("{")
-    ]
+    log = verify_bytes(clock.log(session.journal.current))["records"]
     calls = [x for x in log if x["event"] == "call"]
     assert len(calls) >= 10 and not [x for x in log if x.get("notice") == "voice"]
     assert len(started) >= len(calls) and started.count(True) >= len(calls) - 2, started

@@ -187,6 +187,28 @@ def one_press(pico, s, side, settle=0.3):
     }
 
 
+# The gaps between presses, in turn (after each press's 0.3 s settle): a quick one, and
+# one long enough for a progress mark before the next press (MARK_MS, 1.5 s of running clock after the last record, in
+# storage/journal.py), as most moves of a real game come.
+PRESS_GAPS = (0.5, 1.7)
+
+
+def press_series(pico, s, side, presses, out):
+    """`presses` presses over serial, the sides in turn from `side`, each measured into
+    `out` with the gap before it (`gap_s`, None for the first: the caller's); every other
+    one after a progress mark. Returns the side to press next."""
+    for i in range(presses):
+        gap = PRESS_GAPS[i % 2] if i else None
+        if gap:
+            s.run_for(gap)
+        press = one_press(pico, s, side)
+        press["gap_s"] = gap
+        out.append(press)
+        side = "white" if side == "black" else "black"
+    s.run_for(PRESS_GAPS[0])
+    return side
+
+
 def presses_only(image, files, presses=6, log=print):
     """(a) and (b) alone, with and without `watch`, after the first boot's preparation:
     the quick loop for work on a press's cost (`--press`)."""
@@ -205,10 +227,7 @@ def presses_only(image, files, presses=6, log=print):
             s.request("watch", on=True)
             s.run_for(1.5)
         got = out["watch_presses" if watch else "presses"] = []
-        for _ in range(presses):
-            got.append(one_press(pico, s, side))
-            side = "white" if side == "black" else "black"
-            s.run_for(0.5)
+        side = press_series(pico, s, side, presses, got)
         log(
             "%s: %s"
             % (
@@ -287,11 +306,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     s.run_for(1.0)
     log("%d presses ..." % presses)
     out["presses"] = []
-    side = "black"
-    for _ in range(presses):
-        out["presses"].append(one_press(pico, s, side))
-        side = "white" if side == "black" else "black"
-        s.run_for(0.5)
+    side = press_series(pico, s, "black", presses, out["presses"])
     p = in_game(s)
     out["heap_in_game"] = p["mem_free"]
     out["gc_us"] = p["gc_us"]
@@ -299,10 +314,7 @@ def measure(image, files, seconds=10.0, presses=6, log=print):
     s.request("watch", on=True)
     s.run_for(1.5)
     out["watch_presses"] = []
-    for _ in range(presses):
-        out["watch_presses"].append(one_press(pico, s, side))
-        side = "white" if side == "black" else "black"
-        s.run_for(0.5)
+    press_series(pico, s, side, presses, out["watch_presses"])
     s.request("watch", on=False)
     s.run_for(0.5)
     log("loop passes under heap_lock, then their allocation ...")
@@ -497,6 +509,12 @@ def _spread(xs, unit):
     return "median %d %s, max %d" % (_median(xs), unit, max(xs))
 
 
+def _after_mark(presses):
+    """The "after a mark max N us" part: the presses a progress mark came before."""
+    after = [p["us"] for p in presses if p.get("gap_s") == PRESS_GAPS[1]]
+    return "; after a mark max %d us" % max(after) if after else ""
+
+
 def figures_press(r):
     """{key: (value, shown)} of the presses over serial, with and without `watch`."""
     ps, ws = r["presses"], r["watch_presses"]
@@ -504,12 +522,14 @@ def figures_press(r):
         "press_us": (
             max(p["us"] for p in ps),
             _spread([p["us"] for p in ps], "us")
+            + _after_mark(ps)
             + "; %d-%d passes" % (min(p["passes"] for p in ps), max(p["passes"] for p in ps)),
         ),
         "press_alloc": (max(p["alloc"] for p in ps), _spread([p["alloc"] for p in ps], "B")),
         "watch_press_us": (
             max(p["us"] for p in ws),
             _spread([p["us"] for p in ws], "us")
+            + _after_mark(ws)
             + "; elapsed median %d us" % _median([p["elapsed_us"] for p in ws])
             + "; %d-%d passes" % (min(p["passes"] for p in ws), max(p["passes"] for p in ws)),
         ),

@@ -387,7 +387,10 @@ class Hall:
             nl = data.find(b"\n", pos)
             if nl < 0:
                 return -1
-            if data[pos] == 123:  # "{": a record line
+            k = pos
+            while k < nl and data[k] == 46:  # progress marks, alone or before a record
+                k += 1
+            if k < nl and data[k] == 123:  # "{": a record line
                 return nl + 1
             pos = nl + 1
         return -1

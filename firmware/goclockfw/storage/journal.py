@@ -7,8 +7,9 @@ then a claim line naming the game and the part, then the log itself:
     G00012 0003\\n                 game 12, part 3 (programmed when the part was claimed)
     {"event":"press",...,"c":"1f0e33a2"}\\n   records (storage/logline.py): checksummed,
     {"event":"call",...,"c":"..."}\\n          each chained to the one before, across parts
-    ......                          progress marks: one "." per MARK_MS of running clock
-    {"event":"press",...}\\n         since the last record (a newline closes them first)
+    ......{"event":"press",...}\\n   progress marks: one "." per MARK_MS of running clock
+                                   since the last record; the next record follows them
+                                   on their line (in one program)
 
 The log is the resume point too. A record is durable once `record` returns (a page
 program: about a millisecond, no erase), and nothing else is kept: after a power cut the
@@ -38,13 +39,15 @@ record says so and names the checksum the first record kept is chained to (`from
 the log that is left still verifies from its first line (logline.verify) and nobody can
 take more of its beginning away unseen.
 
-The log that `read` serves is the parts' records and mark lines, without chunk headers,
-claim lines or torn tails: `goclock logs verify` checks its chain (mark lines carry no
-checksum and are skipped).
+The log that `read` serves is the parts' record lines (with the marks they begin with),
+without chunk headers, claim lines or torn tails: `goclock logs verify` checks its chain
+(marks carry no checksum and are skipped; a line of marks alone, as an earlier firmware
+closed them with a newline, too).
 
 A power cut can stop any program part way, any of its bits still at 1: every write that
 takes more than one program is ordered so that what a cut leaves reads as before it or
-as after it (a claim's newline last; the newline closing marks in two steps; a game
+as after it (a claim's newline last; a record after marks begins with "{", which no
+torn program can turn into a "."; a game
 cleared by a mark in its first part before its parts are struck out, which a boot
 finishes). The table of them is in docs/storage.md.
 """
@@ -93,7 +96,7 @@ _ESSENTIAL = {k: True for k in ESSENTIAL + ESSENTIAL2}  # (looked up, not search
 CUT = b'{"event":"cut"'
 _DOT = 46
 _NL = 10
-_NL_FIRST = b"\xdf"  # a newline's first step (bit 5 only; see _append)
+_OPEN = 123  # "{": a record's first byte
 _ERASED = 0xFF
 
 
@@ -307,13 +310,15 @@ class Journal:
                     k += 1
                 scan.marks += k - pos
                 if k == stop and nl >= 0:
-                    pos = end = nl + 1
+                    pos = end = nl + 1  # a line of marks (an earlier firmware closed them)
                     continue
-                # An unfinished mark line at the part's end: progress, not served. The
-                # marks before a torn byte (a mark, or the newline that was to close them)
-                # were each whole when written: they count.
-                pos = k
-                break
+                if k == stop or buf[k] != _OPEN:
+                    # An unfinished mark line at the part's end: progress, not served. The
+                    # marks before a torn byte (a mark, or the record that was to follow
+                    # them) were each whole when written: they count.
+                    pos = k
+                    break
+                pos = k  # the record that followed them, on their line
             if nl < 0:
                 scan.torn = True  # a record cut short
                 return end
@@ -500,13 +505,12 @@ class Journal:
         lines = self.lines
         lines.seal(self._crc)  # the new checksum in lines.sealed: chained once written
         n = lines.n
-        lead = 1 if self._marks else 0  # close the open mark line first
         if self.lean and kind not in _ESSENTIAL:
             self.dropped += 1
             self.error = "flash full: %s records dropped" % kind
             return False
         off = self._off
-        if off + lead + n > self.block_size:
+        if off + n > self.block_size:
             if DATA_AT + n > self.block_size:
                 # More than a part holds (not a record this firmware makes on 4 KB blocks):
                 # programmed on, it would run into the next block.
@@ -521,19 +525,13 @@ class Journal:
             if not self._claim(self.current, self.part + 1):
                 self.dropped += 1
                 return False
-            lead = 0
             off = self._off
         try:
-            if lead:
-                # The newline that closes the marks, in two steps: bit 5 first, then the
-                # newline with the record in one program. A "." has every 1 bit a "\n" has,
-                # so a newline torn in one go could read as one mark more (1.5 s taken from
-                # the running side); with bit 5 gone first, nothing a cut leaves can.
-                self.pool.program(self._chunk, off, _NL_FIRST)
-                self.pool.program(self._chunk, off, lines.buf, n, _NL)
-                off += 1
-            else:
-                self.pool.program(self._chunk, off, lines.buf, n)
+            # Right after any open marks, on their line: one program. (Closing the marks
+            # with a newline first took two: a newline torn in one go can stop at ".", which
+            # has every 1 bit a newline has, so its bit 5 had to go alone first. A torn "{"
+            # can only be 0xFF, 0xFB, 0x7F or "{": never a mark.)
+            self.pool.program(self._chunk, off, lines.buf, n)
         except OSError as e:
             # The part may hold part of the record now: go on in a fresh part.
             self.error = "game log write failed: %s" % e

@@ -76,7 +76,9 @@ def verify(lines):
 
     Returns {"ok": bool, "records": [dicts of the good lines, "c" removed],
     "errors": [(line number from 1, message)], "torn": bool, "cut": int or None}.
-    Lines of dots are progress marks, not records: skipped. After a bad line the chain
+    Dots are progress marks, not records: a line of them is skipped, and those before a
+    record on its line (the firmware writes a record right after them) are not part of
+    it. After a bad line the chain
     goes on from the checksum that line claims, so one damaged record does not hide the
     rest. "torn" means the only bad line is the last one: a record cut by a power loss
     while it was being written.
@@ -108,9 +110,15 @@ def verify(lines):
 def _first_record_line(lines):
     for i, raw in enumerate(lines):
         b = _strip(raw)
-        if not (b and not b.strip(b".")):
+        if not b or after_marks(b):
             return i + 1
     return None
+
+
+def after_marks(line):
+    """A log line (bytes) without the progress marks it begins with: its record, or b""
+    for a line of marks alone."""
+    return line.lstrip(b".")
 
 
 def _cut_from(rec):
@@ -136,8 +144,10 @@ def _verify(lines, prev):
     errors = []
     for i, raw in enumerate(lines):
         b = _strip(raw)
-        if b and not b.strip(b"."):
-            continue  # a line of progress marks (storage/journal.py): no record, no checksum
+        if b:
+            b = after_marks(b)
+            if not b:
+                continue  # a line of progress marks (storage/journal.py): no record, no checksum
         try:
             rec, prev = check_line(b, prev)
             records.append(rec)

@@ -12,7 +12,7 @@ an MQTT broker with paho-mqtt (PyPI; EPL-2.0 or EDL-1.0):
   every 5 s while a clock runs;
 - `event` (QoS 1): every event line but `status`, with `game` and `rec` (the record's
   number in the game's log, found by reading the log; null for events not logged);
-- `log/<game>` (QoS 1): the log in slices, each a record with the mark lines before it,
+- `log/<game>` (QoS 1): the log in slices, each a record with the marks before it,
   pulled with `logs.get` from the record after the last one the broker acknowledged
   (PUBACK). That cursor is kept on disk per clock and game (`<state_dir>/<hall>+<clock>.json`),
   so a restart, a broker outage or a replug resends from there: never a gap; perhaps a
@@ -382,7 +382,8 @@ class HallPublisher:
         cut, used = fmt.slices(data, offset, rec)
         for rec_no, at, body in cut:
             try:
-                g.records[rec_no] = json.loads(body[body.rfind(b"\n", 0, len(body) - 1) + 1 :])
+                last = body[body.rfind(b"\n", 0, len(body) - 1) + 1 :]
+                g.records[rec_no] = json.loads(last.lstrip(b"."))  # marks may begin its line
             except ValueError:
                 g.records[rec_no] = {}
             end = at + len(body)
@@ -406,7 +407,7 @@ class HallPublisher:
         if len(data) != offset - start or not data.endswith(b"\n"):
             return False
         try:
-            last = json.loads(data[:-1].rsplit(b"\n", 1)[-1])
+            last = json.loads(data[:-1].rsplit(b"\n", 1)[-1].lstrip(b"."))
         except ValueError:
             return False
         return isinstance(last, dict) and last.get("c") == c

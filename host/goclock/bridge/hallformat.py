@@ -81,13 +81,14 @@ def assignment_of(config):
 
 
 def is_record(line):
-    """A record line of a served log (bytes, newline included), not a progress mark."""
-    return line.startswith(b"{")
+    """A record line of a served log (bytes, newline included), not a line of progress
+    marks alone (marks may begin a record's line)."""
+    return line.lstrip(b".").startswith(b"{")
 
 
 def slices(data, offset, rec):
     """Cut served log bytes into the hall's slices: each ends with a record line and holds
-    the mark lines before it. `data` starts at byte `offset` of the served log, after record
+    the marks before it. `data` starts at byte `offset` of the served log, after record
     number `rec`. Returns ([(rec, offset, bytes)], bytes used): what follows the last whole
     record line is left for later."""
     out = []

@@ -1,7 +1,7 @@
 """A game log read on the host: verified with the firmware's own checker, then made sense of.
 
 The log format is the firmware's (firmware/goclockfw/storage/logline.py, docs/storage.md): one
-JSON record per line, each with a checksum chained to the one before, and lines of dots
+JSON record per line, each with a checksum chained to the one before, and dots
 (progress marks) between them. `GameRecord` runs the firmware's `verify_bytes`, says in
 words whether the log is intact, altered or cut short (or not a goclock log at all), and
 lists the moves: who pressed, when, how long the move took and what was left after it.
@@ -88,8 +88,10 @@ class GameRecord:
         good = iter(self.records)
         for i, raw in enumerate(lines):
             raw = raw.rstrip(b"\r")
-            if raw and not raw.strip(b"."):
-                continue  # a line of progress marks: no record (as the firmware's verify)
+            if raw:
+                raw = logline.after_marks(raw)
+                if not raw:
+                    continue  # a line of progress marks: no record (as the firmware's verify)
             if i + 1 in bad:
                 rec = _unchecked(raw)
                 claims = claims or (rec is not None and logline.claimed(raw) is not None)

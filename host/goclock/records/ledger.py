@@ -60,8 +60,8 @@ def _save(data):
 def last_checksum(data):
     """The checksum (8 hex digits) the last record of a log's bytes claims, or None."""
     for line in reversed(data.split(b"\n")):
-        line = line.rstrip(b"\r")
-        if not line or not line.strip(b"."):
+        line = logline.after_marks(line.rstrip(b"\r"))
+        if not line:
             continue
         c = logline.claimed(line)
         return None if c is None else "%08x" % c

@@ -142,7 +142,8 @@ def _records_in(data, offset):
     lines = data.split(b"\n")
     out = []
     for line in lines if offset == 0 else lines[1:]:
-        if not line.strip(b".") or logline.claimed(line) is None:
+        line = logline.after_marks(line)
+        if not line or logline.claimed(line) is None:
             continue
         try:
             rec = json.loads(line[:-16] + b"}")

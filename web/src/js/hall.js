@@ -211,7 +211,12 @@ function takeSlice(name, game, payload) {
     unreadable++;
     return false;
   }
-  const lines = text.slice(nl + 1).split("\n").filter((l) => l && !/^\.+$/.test(l));
+  // Progress marks: lines of dots, or dots before a record on its line.
+  const lines = text
+    .slice(nl + 1)
+    .split("\n")
+    .map((l) => l.replace(/^\.+/, ""))
+    .filter((l) => l);
   const line = lines[lines.length - 1];
   if (!line) return false;
   let r;

@@ -22,7 +22,9 @@ function goodRecords(bytes, chain) {
   let number = 0;
   lines.forEach((raw, i) => {
     let b = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (b && !b.replace(/\./g, "")) return; // a line of progress marks
+    const record = b.replace(/^\.+/, ""); // progress marks may begin a record's line
+    if (b && !record) return; // a line of progress marks
+    b = record;
     number++;
     if (bad.has(i + 1)) return;
     // The chain vouched for this line: its record is the text before the checksum.
