@@ -6,9 +6,11 @@ A /main.py of its own (never deployed) imports the package's modules one at a ti
 first (a module's figure is what it adds: its own code and objects, its dependencies
 counted before it), then makes the board and the Loop as goclockfw/boot.py does (the
 session: buffers, the log's scan, the config) and stops before the loop runs. `--layout
-mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files); `frozen`, in flash.
+mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files); `romfs` the same files
+in the plain image's ROMFS partition (`goclock deploy --romfs`: the bytecode stays in
+flash, what a .mpy still makes at import in the heap); `frozen`, in flash.
 
-    python -m tools.rp2.heapmap [--layout mpy|frozen] [--image UF2] [--top 25]
+    python -m tools.rp2.heapmap [--layout mpy|romfs|frozen] [--image UF2] [--top 25]
 """
 
 import argparse
@@ -18,7 +20,7 @@ import sys
 import tempfile
 
 from .. import ROOT as REPO
-from . import build, emu, layout
+from . import build, emu, layout, romfs
 
 PKG = os.path.join(REPO, "firmware", "goclockfw")
 LEFT_OUT = ("desktop", "scenario", "browser")  # boards/manifest.py's: never on a chip
@@ -180,8 +182,9 @@ GAME = (
 )
 
 
-def run(image, files, mods=None):
-    """The heap map of one boot; `mods` imported first (default: all, leaves first)."""
+def run(image, files, mods=None, rom=None):
+    """The heap map of one boot; `mods` imported first (default: all, leaves first); `rom`
+    the ROMFS image, if any."""
     mods = modules() if mods is None else mods
     with tempfile.TemporaryDirectory() as tmp:
         main = os.path.join(tmp, "heapmap_main.py")
@@ -190,7 +193,7 @@ def run(image, files, mods=None):
         files = [(s, d) for s, d in files if d != "/main.py"] + [(main, "/main.py")]
         root = os.path.join(tmp, "fs")
         layout.lay_out(files, root)
-        pico = emu.Pico(image, emu.make_fs(root))
+        pico = emu.Pico(image, emu.make_fs(root), romfs=rom)
     text = ""
     for _ in range(120):
         pico.run_for(1.0)
@@ -233,7 +236,7 @@ def run(image, files, mods=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--layout", choices=("mpy", "frozen"), default="frozen")
+    ap.add_argument("--layout", choices=("mpy", "romfs", "frozen"), default="frozen")
     ap.add_argument("--image", help="the UF2 (default: built by tools/rp2/build.py)")
     ap.add_argument("--top", type=int, default=25, help="modules shown, largest first")
     args = ap.parse_args(argv)
@@ -243,8 +246,11 @@ def main(argv=None):
     else:
         image = args.image or build.build()
         files = layout.firmware_files()
-    r = run(image, files)
-    alone = run(image, files, [])  # a boot's own imports, and its game
+    rom = None
+    if args.layout == "romfs":  # the package's .mpy files in the ROMFS partition
+        files, rom = romfs.layout(files)
+    r = run(image, files, rom=rom)
+    alone = run(image, files, [], rom=rom)  # a boot's own imports, and its game
     r["boot"] = alone["boot"]
     mods = [row for row in r["rows"] if row[0] == "MOD"]
     objs = [row for row in r["rows"] if row[0] == "OBJ"]
