@@ -167,19 +167,25 @@ def test_a_claim_torn_anywhere_claims_nothing_but_its_own_part():
     assert states > 300
 
 
-def test_no_state_a_cut_leaves_the_record_after_marks_in_reads_as_one_mark_more():
-    """A record follows the marks on their line, in one program. Every value its first
-    byte can hold while that program runs (bits go from 1 to 0, any of them at any time):
-    the marks read back are the ones written, never one more. (A newline closing the marks
-    in one go could stop at ".", which has every 1 bit a newline has: 1.5 s taken from the
-    running side. A "{" cannot.)"""
+def three_marks():
+    """(flash, journal, game, flash address of the byte after its three marks): a game of
+    two moves whose clock has run on for three marks."""
     flash = CutFlash(BLOCK, 32)
     j = journal(flash)
     ready(j)
     gid = game(j, 2, pad=10)
     for _ in range(3):
         assert j.mark()
-    at = j.pool.blocks[j._chunk] * BLOCK + j._off
+    return flash, j, gid, j.pool.blocks[j._chunk] * BLOCK + j._off
+
+
+def test_no_state_a_cut_leaves_the_record_after_marks_in_reads_as_one_mark_more():
+    """A record follows the marks on their line, in one program. Every value its first
+    byte can hold while that program runs (bits go from 1 to 0, any of them at any time):
+    the marks read back are the ones written, never one more. (A newline closing the marks
+    in one go could stop at ".", which has every 1 bit a newline has: 1.5 s taken from the
+    running side. A "{" cannot.)"""
+    flash, j, gid, at = three_marks()
     flash.trace = []
     assert j.record("call", 9000, 0, "10")
     assert len(flash.trace) == 1  # one program: a press after marks costs no more
@@ -202,13 +208,7 @@ def test_no_state_a_cut_leaves_the_record_after_marks_in_reads_as_one_mark_more(
 def test_marks_closed_by_a_newline_as_an_earlier_firmware_wrote_them_still_read():
     """An earlier firmware closed the marks with a newline before the next record: such a
     log still counts its marks, serves its records and verifies."""
-    flash = CutFlash(BLOCK, 32)
-    j = journal(flash)
-    ready(j)
-    gid = game(j, 2, pad=10)
-    for _ in range(3):
-        assert j.mark()
-    at = j.pool.blocks[j._chunk] * BLOCK + j._off
+    flash, j, gid, at = three_marks()
     flash._ram[at] = 0x0A  # the newline the earlier firmware wrote, then its record
     j._off += 1
     assert j.record("call", 9000, 0, "10")
