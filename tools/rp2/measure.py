@@ -188,8 +188,8 @@ def one_press(pico, s, side, settle=0.3):
 
 
 # The gaps between presses, in turn (after each press's 0.3 s settle): a quick one, and
-# one long enough for a progress mark before the next press (MARK_MS, 1.5 s of running clock after the last record, in
-# storage/journal.py), as most moves of a real game come.
+# one long enough for a progress mark before the next press (MARK_MS in storage/journal.py:
+# 1.5 s of running clock after the last record), as most moves of a real game come.
 PRESS_GAPS = (0.5, 1.7)
 
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import paho.mqtt.client as mqtt
 
+from goclockfw.storage import logline
+
 from ..errors import UsageError
 from ..timecontrol import presets
 from . import hallformat as fmt
@@ -383,7 +385,7 @@ class HallPublisher:
         for rec_no, at, body in cut:
             try:
                 last = body[body.rfind(b"\n", 0, len(body) - 1) + 1 :]
-                g.records[rec_no] = json.loads(last.lstrip(b"."))  # marks may begin its line
+                g.records[rec_no] = json.loads(logline.after_marks(last))
             except ValueError:
                 g.records[rec_no] = {}
             end = at + len(body)
@@ -407,7 +409,7 @@ class HallPublisher:
         if len(data) != offset - start or not data.endswith(b"\n"):
             return False
         try:
-            last = json.loads(data[:-1].rsplit(b"\n", 1)[-1].lstrip(b"."))
+            last = json.loads(logline.after_marks(data[:-1].rsplit(b"\n", 1)[-1]))
         except ValueError:
             return False
         return isinstance(last, dict) and last.get("c") == c

@@ -9,6 +9,7 @@ import re
 from goclockfw.net.hall import ALLOWED as _FIRMWARE_ALLOWED
 from goclockfw.net.hall import NOT_ALLOWED
 from goclockfw.protocol import strictjson
+from goclockfw.storage import logline
 
 from ..link.client import MAX_REQUEST
 
@@ -83,7 +84,7 @@ def assignment_of(config):
 def is_record(line):
     """A record line of a served log (bytes, newline included), not a line of progress
     marks alone (marks may begin a record's line)."""
-    return line.lstrip(b".").startswith(b"{")
+    return logline.after_marks(line).startswith(b"{")
 
 
 def slices(data, offset, rec):
