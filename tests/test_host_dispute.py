@@ -268,7 +268,7 @@ def test_one_record_deleted_is_named_one_way(disputed, tmp_path, capsys):
     assert doc["problems"] == [[broken.place, "move 3 after move 1: move 2 is missing"]]
     assert broken.place == "record %d (line %d)" % (broken.number, broken.line)
     # Progress marks begin their record's line (an earlier firmware gave them lines of
-    # their own, not counted as records: test_host_logs reads such a log).
+    # their own, not counted as records: the test below reads such a log).
     assert broken.line == broken.number
 
 
