@@ -132,6 +132,22 @@ for name in _kept:
     print("PART", name, _kept[name])
 import sys
 print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
+# What the modules' code holds as objects (frozen: all of it in the heap is these): the
+# module-level names (a dict slot each), the functions defined at their top level, and
+# their classes with the functions in each (a function object and a dict slot each).
+_FUN = type(_part)
+_names = _funs = _classes = _methods = 0
+for _k in sys.modules:
+    if _k.startswith("goclockfw"):
+        _d = sys.modules[_k].__dict__
+        _names += len(_d)
+        for _v in _d.values():
+            if type(_v) is _FUN and _v.__globals__ is _d:
+                _funs += 1
+            elif isinstance(_v, type) and getattr(_v, "__module__", None) == _k:
+                _classes += 1
+                _methods += sum(1 for _x in _v.__dict__.values() if type(_x) is _FUN)
+print("CODE", _names, _funs, _classes, _methods)
 gc.collect()
 print("FREE", gc.mem_free())
 # A game, its requests handed to the protocol as the serial line would, the loop stepping
@@ -204,6 +220,7 @@ def run(image, files, mods=None, rom=None):
         raise SystemExit("the heap map did not finish:\n" + text[-2000:])
     rows = []
     boot_mods = game_mods = []
+    code = (0, 0, 0, 0)
     total = used0 = free = game_free = 0
     for line in text.splitlines():
         parts = line.split(" ", 1)
@@ -219,6 +236,8 @@ def run(image, files, mods=None, rom=None):
             boot_mods = parts[1].split()
         elif parts[0] == "GAMEMODS":
             game_mods = parts[1].split()
+        elif parts[0] == "CODE":
+            code = tuple(int(x) for x in parts[1].split())
         elif parts[0] == "FREE":
             free = int(parts[1])
         elif parts[0] == "GAMEFREE":
@@ -229,6 +248,7 @@ def run(image, files, mods=None, rom=None):
         "rows": rows,
         "free": free,
         "boot": boot_mods,
+        "code": code,
         "game": game_mods,
         "game_free": game_free,
     }
@@ -271,6 +291,10 @@ def main(argv=None):
     print(
         "modules a boot does not import (%d B): %s"
         % (sum(m[2] for m in lazy), ", ".join(m[1] for m in lazy))
+    )
+    print(
+        "a boot's modules hold %d module-level names, %d functions at their top level, "
+        "%d classes with %d functions in them" % alone["code"]
     )
     print("free after the loop's set-up (no probe, no game): %d B" % r["free"])
     print("a boot importing only its own modules: %d B free (no probe, no game)" % alone["free"])
