@@ -132,7 +132,7 @@ for name in _kept:
     print("PART", name, _kept[name])
 import sys
 print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
-# What the modules' code holds as objects (frozen: all of it in the heap is these): the
+# What the modules' code holds as objects (frozen, most of what a module costs): the
 # module-level names (a dict slot each), the functions defined at their top level, and
 # their classes with the functions in each (a function object and a dict slot each).
 _FUN = type(_part)
