@@ -220,7 +220,7 @@ def run(image, files, mods=None, rom=None):
         raise SystemExit("the heap map did not finish:\n" + text[-2000:])
     rows = []
     boot_mods = game_mods = []
-    code = (0, 0, 0, 0)
+    code = None
     total = used0 = free = game_free = 0
     for line in text.splitlines():
         parts = line.split(" ", 1)
@@ -242,6 +242,8 @@ def run(image, files, mods=None, rom=None):
             free = int(parts[1])
         elif parts[0] == "GAMEFREE":
             game_free = int(parts[1])
+    if code is None:  # never a count of zeros printed as if measured
+        raise SystemExit("the heap map printed no CODE line:\n" + text[-2000:])
     return {
         "total": total,
         "before": used0,
