@@ -134,7 +134,8 @@ import sys
 print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("goclockfw"))))
 # What the modules' code holds as objects (frozen, most of what a module costs): the
 # module-level names (a dict slot each), the functions defined at their top level, and
-# their classes with the functions in each (a function object and a dict slot each).
+# their classes with the functions in each (a dict slot each; a function object in the
+# heap too, unless patch 0007 put it in flash: a frozen image's functions).
 _FUN = type(_part)
 _names = _funs = _classes = _methods = 0
 for _k in sys.modules:
