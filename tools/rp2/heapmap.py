@@ -135,7 +135,8 @@ print("BOOTMODS", " ".join(sorted(k for k in sys.modules if k.startswith("gocloc
 # What the modules' code holds as objects (frozen, most of what a module costs): the
 # module-level names (a dict slot each), the functions defined at their top level, and
 # their classes with the functions in each (a dict slot each; a function object in the
-# heap too, unless patch 0007 put it in flash: a frozen image's functions).
+# heap too, unless patches 0007-0010 put it in flash: a frozen image's functions, and
+# most of its classes' dicts).
 _FUN = type(_part)
 _names = _funs = _classes = _methods = 0
 for _k in sys.modules:
@@ -145,9 +146,15 @@ for _k in sys.modules:
         for _v in _d.values():
             if type(_v) is _FUN and _v.__globals__ is _d:
                 _funs += 1
-            elif isinstance(_v, type) and getattr(_v, "__module__", None) == _k:
-                _classes += 1
-                _methods += sum(1 for _x in _v.__dict__.values() if type(_x) is _FUN)
+            elif isinstance(_v, type):
+                # Its own class: named for this module, or (a dict in flash, patch 0009,
+                # has no __module__) holding a function of this module's.
+                _own = [_x for _x in _v.__dict__.values() if type(_x) is _FUN]
+                if getattr(_v, "__module__", None) == _k or (
+                    _own and _own[0].__globals__ is _d
+                ):
+                    _classes += 1
+                    _methods += len(_own)
 print("CODE", _names, _funs, _classes, _methods)
 gc.collect()
 print("FREE", gc.mem_free())
