@@ -102,9 +102,10 @@ class Announcer:
             # Measured first, then made in one allocation: a bytearray grown line by line
             # is reallocated at each line, and at boot, on the nearly full heap of a
             # `.mpy` deploy, that left holes where no 2 KB table fitted (a MemoryError).
+            placed = packed is not None and _indexed(len(phrases))
             size = 1
             for phrase in phrases:
-                size += len(_line(phrase, phrases[phrase], packed))
+                size += len(_line(phrase, phrases[phrase], packed, placed))
             table = bytearray(size)
             table[0] = 10  # "\n": every line, the first too, follows one
             # A clips file's places as numbers too, line by line: a call's clip is then
@@ -115,7 +116,7 @@ class Announcer:
             j = 0
             for phrase in phrases:
                 entry = phrases[phrase]
-                line = _line(phrase, entry, packed)
+                line = _line(phrase, entry, packed, placed)
                 table[k : k + len(line)] = line
                 k += len(line)
                 if places is not None:
@@ -202,6 +203,8 @@ class Announcer:
         if self._use_pack is None:
             return None
         space = name.find(" ")
+        if space < 0:  # (a line whose place is in `_places`, with no index to reach it)
+            return None
         return (int(name[:space]), int(name[space + 1 :]))
 
     def _use_clips_file(self, path):
@@ -364,17 +367,25 @@ SLOTS = 256
 EMPTY = 0xFFFF
 
 
-def _line(phrase, entry, packed):
+def _line(phrase, entry, packed, placed):
     """The clips table's line of `phrase` (its manifest `entry`): "phrase\tfile\n", or
-    "phrase\tat frames\n" for a pack in one clips file (`packed`)."""
+    for a pack in one clips file (`packed`) "phrase\tat frames\n", or "phrase\t\n" when
+    the clip's place is kept in numbers (`placed`: the table is small enough for its hash
+    index, which gives a line's number; 1.2 KB of the zh pack's table was these places
+    again, as text)."""
     if packed is None:
         clip = entry["file"]
     else:
         at, frames = entry["at"], entry["frames"]
         if not (isinstance(at, int) and isinstance(frames, int)) or at < 0 or frames < 0:
             raise ValueError("%s: at and frames are not counts" % phrase)
-        clip = "%d %d" % (at, frames)
+        clip = "" if placed else "%d %d" % (at, frames)
     return ("%s\t%s\n" % (phrase, clip)).encode()
+
+
+def _indexed(lines):
+    """Whether a table of `lines` lines fits its hash index (at most 3/4 of the slots used)."""
+    return 4 * lines <= 3 * SLOTS
 
 
 def _index_of(table):
@@ -391,7 +402,7 @@ def _index_of(table):
         end = table.find(b"\n", i)
         if tab < 0 or end < tab:
             return None  # not a table of "key\tvalue" lines
-        if 4 * (lines + 1) > 3 * SLOTS:
+        if not _indexed(lines + 1):
             return None
         slot = hash(table[i:tab].decode()) % SLOTS  # as `_slot` hashes the key: a str
         while index[3 * slot] != 0xFF or index[3 * slot + 1] != 0xFF:

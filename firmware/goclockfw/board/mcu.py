@@ -33,6 +33,7 @@ SEND_PIECE = 64  # bytes handed to the line per write (a UART's, a stock image's
 # a millisecond or more of CPU on an RP2040.)
 SEND_PIECE_USB = 256
 SEND_PIECES_USB = 4
+AUDIO_KEYS = ("audio", "i2s", "buzzer")  # what make_player reads of the pin map
 
 
 def load_board_file(path="board.json"):
@@ -87,6 +88,9 @@ class McuBoard(Board):
         self._setup_led(spec.get("led"))
         self._setup_battery(spec.get("battery"))
         self._setup_display(spec.get("display"))
+        # Only the audio's part is read again (make_player, at each voice pack): the rest of
+        # the pin map (0.4 KB of dicts on an RP2040) goes back to the heap.
+        self.spec = {k: spec[k] for k in AUDIO_KEYS if k in spec}
 
     # ----- time ------------------------------------------------------------
 
