@@ -260,7 +260,7 @@ def _wrap(spec):
     setattr(obj, names[-1], _timed(spec, getattr(obj, names[-1])))
 
 
-def _probe(req):
+def _probe(proto, req):
     for mode, key in ((1, "lock_ms"), (2, "alloc_ms")):
         if key in req:
             _win[0], _win[1], _win[2] = mode, req[key], 0
@@ -344,7 +344,7 @@ def _probe_init(self, app_, write=None, source="host"):
     _init(self, app_, write, source)
     if source == "host":  # the serial line's protocol, not the hall's
         _session[0] = app_.s
-        self._cmds["probe"] = _probe
+        self._cmds["probe"] = _probe  # (the shared table: called as _probe(protocol, req))
 
 
 # The C stack's deepest use since boot (stackpaint.py): `stack_max` in every reply. The

@@ -20,7 +20,7 @@ stackpaint.paint()
 _init = commands.Protocol.__init__
 
 
-def _stack(req):
+def _stack(proto, req):
     return {"stack_max": stackpaint.deepest()}
 
 
