@@ -358,11 +358,12 @@ def _clips_format(manifest):
     return 8 * manifest["sample_width"], 0
 
 
-# The clips' table is searched through a hash index: a find over the whole table (3-4 KB) is
+# The clips' table is searched through a hash index: a find over the whole table (1-4 KB) is
 # 0.7-1.2 ms on the RP2040, a memcmp at every byte; through the index, a hash and a probe
-# or two. SLOTS of 3 bytes (768 B): a line's offset (16 bits) and its number (8 bits), open
-# addressing, at most 3/4 of them used (the zh pack has 110 phrases; a table the index
-# cannot take is searched the slow way).
+# or two. Slots of 3 bytes: a line's offset (16 bits) and its number (8 bits), open
+# addressing, at most 3/4 of them used: 4/3 of the table's lines and one (148 slots, 444 B, for
+# the zh pack's 110 phrases), up to SLOTS (a table the index cannot take is searched the
+# slow way).
 SLOTS = 256
 EMPTY = 0xFFFF
 
@@ -389,12 +390,20 @@ def _indexed(lines):
 
 
 def _index_of(table):
-    """The hash index of `table`'s lines (see `_entry`): slot hash(key) % SLOTS, or the
+    """The hash index of `table`'s lines (see `_entry`): slot hash(key) % slots, or the
     next free one, holds the offset of the key's line. None when the table is too large for
     it (`_lookup` then searches the table itself)."""
     if len(table) >= EMPTY:
         return None
-    index = bytearray(b"\xff" * (3 * SLOTS))
+    lines = 0
+    i = table.find(b"\n", 1)
+    while i >= 0:
+        lines += 1
+        i = table.find(b"\n", i + 1)
+    if not _indexed(lines):
+        return None
+    slots = (4 * lines + 2) // 3 + 1  # (at most 3/4 used; one free at least ends a probe)
+    index = bytearray(b"\xff" * (3 * slots))
     lines = 0
     i = 1
     while i < len(table):
@@ -404,9 +413,9 @@ def _index_of(table):
             return None  # not a table of "key\tvalue" lines
         if not _indexed(lines + 1):
             return None
-        slot = hash(table[i:tab].decode()) % SLOTS  # as `_slot` hashes the key: a str
+        slot = hash(table[i:tab].decode()) % slots  # as `_slot` hashes the key: a str
         while index[3 * slot] != 0xFF or index[3 * slot + 1] != 0xFF:
-            slot = (slot + 1) % SLOTS
+            slot = (slot + 1) % slots
         index[3 * slot] = i & 0xFF
         index[3 * slot + 1] = i >> 8
         index[3 * slot + 2] = lines
@@ -419,7 +428,8 @@ def _slot(table, index, key):
     """The slot of `index` that holds `key`'s line of `table`, or -1: the key compared as
     it is, in place (nothing made: no bytes of it, no slice of the table)."""
     n = utf8_size(key, len(key))
-    slot = hash(key) % SLOTS
+    slots = len(index) // 3
+    slot = hash(key) % slots
     end = len(table)
     while True:
         k = 3 * slot
@@ -428,7 +438,7 @@ def _slot(table, index, key):
             return -1
         if at + n < end and table[at + n] == 9 and same(table, at, key, n):
             return slot
-        slot = (slot + 1) % SLOTS
+        slot = (slot + 1) % slots
 
 
 def _lookup(table, index, key):
