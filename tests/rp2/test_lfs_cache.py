@@ -53,12 +53,7 @@ def test_files_laid_out_with_stock_caches_read_back_whole(plain_image):
     files = {"/d/f%d" % n: bytes(rng.randrange(256) for _ in range(n)) for n in SIZES}
     files["/main.py"] = ("SIZES = %r\n" % (SIZES,) + MAIN).encode()
     pico = emu.Pico(plain_image, emu.make_fs(files=files))
-    text = ""
-    for _ in range(60):
-        pico.run_for(1.0)
-        text += pico.output().decode("utf-8", "replace")
-        if "DONE" in text or "Traceback" in text:
-            break
+    text = pico.text_until(("DONE", "Traceback"))
     assert "DONE" in text, text[-2000:]
     got = {}
     for line in text.splitlines():

@@ -367,6 +367,17 @@ class Pico:
         self.rx.clear()
         return out
 
+    def text_until(self, marks, seconds=60):
+        """What the chip prints (as text) until it holds one of `marks`, or `seconds` of
+        emulated time have passed (run a second at a time)."""
+        text = ""
+        for _ in range(seconds):
+            self.run_for(1.0)
+            text += self.output().decode("utf-8", "replace")
+            if any(m in text for m in marks):
+                break
+        return text
+
     # ----- flash ---------------------------------------------------------------
 
     def fs_image(self):

@@ -218,12 +218,7 @@ def run(image, files, mods=None, rom=None):
         root = os.path.join(tmp, "fs")
         layout.lay_out(files, root)
         pico = emu.Pico(image, emu.make_fs(root), romfs=rom)
-    text = ""
-    for _ in range(120):
-        pico.run_for(1.0)
-        text += pico.output().decode("utf-8", "replace")
-        if "DONE" in text or "Traceback" in text:
-            break
+    text = pico.text_until(("DONE", "Traceback"), 120)
     if "DONE" not in text:
         raise SystemExit("the heap map did not finish:\n" + text[-2000:])
     rows = []
