@@ -411,8 +411,6 @@ def _index_of(table):
         end = table.find(b"\n", i)
         if tab < 0 or end < tab:
             return None  # not a table of "key\tvalue" lines
-        if not _indexed(lines + 1):
-            return None
         slot = hash(table[i:tab].decode()) % slots  # as `_slot` hashes the key: a str
         while index[3 * slot] != 0xFF or index[3 * slot + 1] != 0xFF:
             slot = (slot + 1) % slots
