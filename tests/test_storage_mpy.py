@@ -117,3 +117,30 @@ def test_log_records_allocate_little(micropython, tmp_path):
     # bytes of heap per record, once warm: a record is built in place and programmed from
     # a page buffer; a record across two pages makes a memoryview or two.
     assert out["press"] <= 64 and out["call"] <= 64, out
+
+
+ERASED_SPANS = """
+import json
+from goclockfw import bytesops, bytesops_py
+buf = bytearray(b"\\xff" * 600)
+out = []
+for bad in (-1, 0, 1, 255, 256, 511, 599):
+    if bad >= 0:
+        buf[bad] = 0x7F
+    for i, j in ((0, 600), (0, 256), (1, 255), (256, 512), (300, 599), (5, 5)):
+        out.append([bytesops.filled(buf, i, j, 0xFF), bytesops_py.filled(buf, i, j, 0xFF)])
+    bytesops.fill(buf, 0, 600, 0xFF)  # blank again (the viper fill)
+    out.append([bytesops.filled(buf, 0, 600, 0xFF), 1])
+print(json.dumps({"native": bytesops.filled is not bytesops_py.filled, "pairs": out}))
+"""
+
+
+def test_the_erased_span_check_agrees_with_the_plain_one(micropython, tmp_path):
+    # The journal asks whether a block is erased past a point (storage/journal.py
+    # `_erased_from`) with a viper loop on the chip; it must say what the plain one says.
+    out = run_mpy_json(micropython, tmp_path, ERASED_SPANS)[-1]
+    assert out["native"]  # the viper version ran, not the plain one twice
+    for viper, plain in out["pairs"]:
+        assert viper == plain, out["pairs"]
+    assert [p[0] for p in out["pairs"][:7]] == [1] * 7  # nothing programmed: all erased
+    assert out["pairs"][7 + 1][0] == 0  # a byte at 0 programmed: (0, 256) is not erased

@@ -16,6 +16,7 @@ that matters there.
                                    into out, then the closing brace replaced by
                                    `,"c":"<8 hex digits>"}` and a newline
     plain(data, i, j)              1 if data[i:j] is printable ASCII without a backslash
+    filled(data, i, j, value)      1 if every byte of data[i:j] is `value` (an erased span)
     hash_of(data, i, j)            a 24-bit hash of data[i:j] (a small int)
     same(data, i, word, n)         1 if data[i:i + n] == word (bytes of n; a str's UTF-8)
     utf8_size(text, chars)         len(text[:chars].encode()) of a str, without the copy
@@ -29,16 +30,6 @@ words, it never becomes a Python int at all.
 from goclockfw.native import pick
 
 # (The viper versions are in bytesops_viper.py, the plain ones in bytesops_py.py.)
-
-
-class _Slices:
-    def __getitem__(self, s):
-        return s
-
-
-# `slices[a:b]` is the slice object a:b, made once at import: `buf[s] = ...` with it
-# builds no slice object on the heap (MicroPython 1.25 builds one for every `buf[a:b]`).
-slices = _Slices()
 
 
 def int_to4(c, out):
@@ -59,6 +50,7 @@ fill = _impl.fill
 crc32 = _impl.crc32
 seal = _impl.seal
 plain = _impl.plain
+filled = _impl.filled
 hash_of = _impl.hash_of
 same = _impl.same
 utf8_size = _impl.utf8_size

@@ -34,6 +34,10 @@ def plain(data, i, j):
     return 1
 
 
+def filled(data, i, j, value):
+    return 1 if all(data[k] == value for k in range(i, j)) else 0
+
+
 def hash_of(data, i, j):
     h = 0
     for k in range(i, j):

@@ -117,6 +117,15 @@ def plain(data: ptr8, i: int, j: int) -> int:  # noqa: F821
 
 
 @micropython.viper
+def filled(data: ptr8, i: int, j: int, value: int) -> int:  # noqa: F821
+    while i < j:
+        if data[i] != value:
+            return 0
+        i += 1
+    return 1
+
+
+@micropython.viper
 def hash_of(data: ptr8, i: int, j: int) -> int:  # noqa: F821
     h = 0
     while i < j:

@@ -29,7 +29,7 @@ image file): readblocks(block, buf, offset), writeblocks(block, buf, offset) and
 import binascii
 import os
 
-from goclockfw.bytesops import copy, fill, slices
+from goclockfw.bytesops import copy, fill
 from goclockfw.storage.fs import ENOSPC
 
 DIR = "logs"
@@ -37,9 +37,7 @@ MAGIC = b"GCJ1 "
 NAME_LEN = 16  # hex digits of a chunk's nonce, its file name
 HEADER_LEN = 22  # b"GCJ1 " + 16 hex digits + b"\n"
 PAGE = 256
-_BLANK = b"\xff" * PAGE  # an erased page: programming it changes nothing
-_BLANK2 = _BLANK + _BLANK
-_TWO = slices[0 : 2 * PAGE]  # (a slice object made once: `buf[0:512]` makes one each time)
+ERASED = 0xFF  # an erased byte: programming it changes nothing
 
 
 def _nonce(salt):
@@ -85,9 +83,10 @@ class ChunkPool:
         self.programs = 0  # page programs
         # Two pages: a record across a page boundary is programmed in one call (one exit
         # from and return to execute-in-place on an RP2040, not two). Views made once.
-        # Blank (erased bytes) between programs: a program writes its bytes in, then the
-        # buffer is blanked again by one copy in C.
-        self._pages = bytearray(_BLANK2)
+        # Blank (erased bytes) between programs: a program writes its bytes in, then blanks
+        # again only those (a fill; two 768 B blank constants in the heap did it by a copy).
+        self._pages = bytearray(2 * PAGE)
+        fill(self._pages, 0, 2 * PAGE, ERASED)
         self._page = memoryview(self._pages)[0:PAGE]
         self._both = memoryview(self._pages)
         self._head = bytearray(HEADER_LEN)
@@ -175,7 +174,7 @@ class ChunkPool:
             with self.fs.open(path, "wb") as f:
                 self._header_page(name.encode(), 0)
                 self._write_all(f, page)
-                page[0:PAGE] = _BLANK
+                fill(page, 0, PAGE, ERASED)
                 for _ in range(self.block_size // PAGE - 1):
                     self._write_all(f, page)
         except OSError:
@@ -185,7 +184,7 @@ class ChunkPool:
                 pass
             raise
         finally:
-            self._pages[_TWO] = _BLANK2  # blank again, as `program` wants it
+            fill(self._pages, 0, 2 * PAGE, ERASED)  # blank again, as `program` wants it
         self.erases += 1
         self._names.extend(name.encode())
         self.blocks.append(-1)
@@ -206,7 +205,7 @@ class ChunkPool:
     def _header_page(self, name, at):
         """The page buffer: an erased page with the header of the name at `name[at:]`."""
         page = self._page
-        fill(page, 0, PAGE, 0xFF)
+        fill(page, 0, PAGE, ERASED)
         copy(page, 0, MAGIC, 0, len(MAGIC))
         copy(page, len(MAGIC), name, at, NAME_LEN)
         page[HEADER_LEN - 1] = 10  # "\n"
@@ -238,7 +237,7 @@ class ChunkPool:
         try:
             self.bdev.writeblocks(block, self._page, 0)
         finally:
-            self._pages[_TWO] = _BLANK2  # blank again, as `program` wants it
+            fill(self._pages, 0, 2 * PAGE, ERASED)  # blank again, as `program` wants it
         self.programs += 1
 
     def program(self, i, offset, data, n=-1, lead=-1):
@@ -257,6 +256,7 @@ class ChunkPool:
             start = at - base
             two = start + n - done > PAGE and base + 2 * PAGE <= self.block_size
             count = (2 * PAGE if two else PAGE) - start
+            written = start  # the bytes from here to start + count are blanked again
             if done < 0:
                 pages[start] = lead
                 done = 0
@@ -268,7 +268,7 @@ class ChunkPool:
             try:
                 self.bdev.writeblocks(block, self._both if two else self._page, base)
             finally:
-                pages[_TWO] = _BLANK2  # erased again: programming it changes nothing
+                fill(pages, written, start + count - written, ERASED)
             self.programs += 2 if two else 1
             done += count
 

@@ -52,8 +52,8 @@ cleared by a mark in its first part before its parts are struck out, which a boo
 finishes). The table of them is in docs/storage.md.
 """
 
-from goclockfw.bytesops import int_to4
-from goclockfw.storage.chunks import _BLANK, HEADER_LEN, PAGE
+from goclockfw.bytesops import filled, int_to4
+from goclockfw.storage.chunks import ERASED, HEADER_LEN, PAGE
 from goclockfw.storage.logline import LineBuilder, check_line, claimed
 
 CLAIM_AT = HEADER_LEN
@@ -111,17 +111,8 @@ def _digits(buf, start, n):
 
 
 def _erased_from(buf, at):
-    """Is everything from `at` to the end of `buf` (a block) erased? Compared a page at a
-    time, in C (boot and list only: the slices allocate)."""
-    n = len(buf)
-    while at < n:
-        k = PAGE - at % PAGE
-        if k > n - at:
-            k = n - at
-        if buf[at : at + k] != _BLANK[:k]:
-            return False
-        at += k
-    return True
+    """Is everything from `at` to the end of `buf` (a block) erased?"""
+    return filled(buf, at, len(buf), ERASED) == 1
 
 
 def _field_hex(line, key):
@@ -448,13 +439,12 @@ class Journal:
         return False
 
     def _blank(self, i):
-        """Is chunk i erased past its header? (Compared a page at a time, in C.)"""
+        """Is chunk i erased past its header? (Read a page at a time.)"""
         page = bytearray(PAGE)
         for at in range(0, self.block_size, PAGE):
             self.pool.read(i, at, page)
-            if at == 0:
-                page[0:CLAIM_AT] = _BLANK[0:CLAIM_AT]  # the header is not erased
-            if page != _BLANK:
+            # (the header, before CLAIM_AT, is never erased)
+            if not filled(page, CLAIM_AT if at == 0 else 0, PAGE, ERASED):
                 return False
         return True
 
