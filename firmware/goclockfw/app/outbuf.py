@@ -15,7 +15,9 @@ line out (dropped, counted) so that none lands inside it. So a reply is never dr
 
 from goclockfw.bytesops import copy
 
-REPLY_ROOM = 2048  # a reply of ten presets or a logs.get chunk (base64) fits in this
+# A status, an info or a logs.get chunk (512 B as base64, ~0.8 KB) fits in this; longer
+# replies (a config with ten presets, a long logs.list) go in piece by piece (`put_part`).
+REPLY_ROOM = 1024
 
 
 class OutBuffer:

@@ -41,7 +41,7 @@ Optional parts, with their defaults (what a board without the part does):
                         (replies would not fit, app/hostline.py), so a board whose `wait`
                         sleeps on the serial line sleeps on without it
   serial_ring           6144: bytes of the serial output ring (app/outbuf.py), a reply's
-                        room (REPLY_ROOM, 2048) and the event lines the line lags behind by;
+                        room (REPLY_ROOM, 1024) and the event lines the line lags behind by;
                         a USB line that drains at full speed (the RP2040's) needs less
   erases_while_running  True; False where a press during a flash erase cannot be timed (the
                         ESP32's soft interrupts): a running game then erases only at its
@@ -72,8 +72,8 @@ from goclockfw.app.buttons import EdgeRing
 
 # The output ring of a USB CDC line (the RP2040's): it drains a 64-byte packet at a time
 # while the host reads, so the event lines a watched press makes (~0.6 KB) leave in a few
-# ms; the ring holds a reply's room and that (3 KB of heap back, against a UART's 6 KB).
-USB_SERIAL_RING = 3072
+# ms; the ring holds a reply's room and that (4 KB of heap back, against a UART's 6 KB).
+USB_SERIAL_RING = 2048
 
 
 def write_part(stream, buf, start, n):
