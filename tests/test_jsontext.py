@@ -379,3 +379,14 @@ def test_the_status_template_says_what_status_says(tc, moves, late, game):
     want["time_control"] = tc_json
     want["game"] = game
     assert got == want
+
+
+def test_the_written_out_tables_are_what_they_say():
+    # Written out as literals so that a frozen image keeps them in flash (events.py,
+    # core/callplan.py): each must still be the table its comment describes.
+    from goclockfw import events
+    from goclockfw.core import callplan
+
+    assert events._NBITS == bytes(bin(i).count("1") for i in range(128))
+    assert callplan.COUNT_TO_TEN == tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
+    assert callplan._ONE_TO_TEN == tuple(p for _, p in callplan.COUNT_TO_TEN)

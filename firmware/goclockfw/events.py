@@ -45,7 +45,18 @@ STATUS_KINDS = ("press", "adjust", "block")
 # number, the lateness, the status): a line made later must be made before it changes.
 CLOCK_STATE_KINDS = ("press", "arrive", "adjust", "block")
 _STATES = ("idle", "running", "paused", "ended")  # gameclock's states, by number in shapes
-_NBITS = bytes(bin(i).count("1") for i in range(128))  # fields in a status mask
+# Fields in a status mask: the number of bits set in each 7-bit value. Written out, so that
+# it is a constant (in flash when frozen), not 128 bytes built in the heap at import.
+_NBITS = (
+    b"\x00\x01\x01\x02\x01\x02\x02\x03\x01\x02\x02\x03\x02\x03\x03\x04"
+    b"\x01\x02\x02\x03\x02\x03\x03\x04\x02\x03\x03\x04\x03\x04\x04\x05"
+    b"\x01\x02\x02\x03\x02\x03\x03\x04\x02\x03\x03\x04\x03\x04\x04\x05"
+    b"\x02\x03\x03\x04\x03\x04\x04\x05\x03\x04\x04\x05\x04\x05\x05\x06"
+    b"\x01\x02\x02\x03\x02\x03\x03\x04\x02\x03\x03\x04\x03\x04\x04\x05"
+    b"\x02\x03\x03\x04\x03\x04\x04\x05\x03\x04\x04\x05\x04\x05\x05\x06"
+    b"\x02\x03\x03\x04\x03\x04\x04\x05\x03\x04\x04\x05\x04\x05\x05\x06"
+    b"\x03\x04\x04\x05\x04\x05\x05\x06\x04\x05\x05\x06\x05\x06\x06\x07"
+)
 INT_ROOM = 12  # the longest decimal a small int writes ("-" and 10 digits), and a comma
 MAX_TEMPLATES = 48  # clock event shapes kept (a game uses a dozen or so)
 MAX_CACHED = 96  # encoded strings kept (call phrases, notices, keys)

@@ -24,8 +24,20 @@ from goclockfw.core.timecontrol import ConfigError
 _SEC = 1000
 # Where running out loses, the last ten seconds counted up: "1" with 9 s left ... "10" at 0.
 # The cn and jp profiles both count this way.
-COUNT_TO_TEN = tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
-_ONE_TO_TEN = tuple(p for _, p in COUNT_TO_TEN)
+# (Written out: constant tuples, in flash when frozen; built at import they took the heap.)
+COUNT_TO_TEN = (
+    (9000, "1"),
+    (8000, "2"),
+    (7000, "3"),
+    (6000, "4"),
+    (5000, "5"),
+    (4000, "6"),
+    (3000, "7"),
+    (2000, "8"),
+    (1000, "9"),
+    (0, "10"),
+)
+_ONE_TO_TEN = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 
 class NoCalls:

@@ -14,7 +14,7 @@ from array import array
 from goclockfw.bytesops import hash_of, plain, same
 
 END = array("i", [0])  # where the last string read ended (the byte after its quote)
-_KNOWN = {}  # hash of a name's bytes -> (the name, its bytes): `know`
+_KNOWN = {}  # hash of a name's bytes -> the name (a str: ASCII, its bytes its own): `know`
 NAMES = []  # the names known, in the order of ...
 NAMES_TABLE = bytearray()  # ... each one's length and bytes (jsontext.scan_flat's `names`)
 
@@ -26,8 +26,10 @@ def know(names):
     A name whose hash another one already has is simply not known to `string` (the full
     reader); jsontext.scan_flat finds every one in NAMES_TABLE."""
     for name in names:
+        # (The str alone is kept: its bytes are compared where they are, as a bytes copy
+        # and a tuple a name held 48 B more, 2 KB for the protocol's.)
         b = name.encode()
-        _KNOWN.setdefault(hash_of(b, 0, len(b)), (name, b))
+        _KNOWN.setdefault(hash_of(b, 0, len(b)), name)
         if name not in NAMES and len(b) < 256:
             NAMES.append(name)
             NAMES_TABLE.append(len(b))
@@ -171,8 +173,8 @@ def name_of(data, i, j):
     """The plain ASCII text data[i:j] as a str: a known name is its own str object
     (`know`), allocating nothing; any other text is sliced out."""
     known = _KNOWN.get(hash_of(data, i, j))
-    if known is not None and len(known[1]) == j - i and same(data, i, known[1], j - i):
-        return known[0]
+    if known is not None and len(known) == j - i and same(data, i, known, j - i):
+        return known
     return str(data[i:j], "ascii")
 
 

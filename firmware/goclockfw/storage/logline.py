@@ -172,7 +172,9 @@ class LineBuilder(EventWriter):
     and never as ints: a 32-bit int is a long integer on the heap of a 32-bit port."""
 
     def __init__(self, size=320):
-        super().__init__(size)
+        # (Not super(): a method using it makes the class's body return a cell, and a frozen
+        # image then builds the class's dict in the heap instead of keeping it in flash.)
+        EventWriter.__init__(self, size)
         self.sealed = bytearray(4)  # the checksum of the line `seal` made last
 
     def seal(self, prev):
