@@ -64,7 +64,7 @@ def test_a_hall_through_a_bridge_of_brokers(two_brokers, runtime_dir, tmp_path, 
                 now = t.status()
                 # Each table's own topic: both tables' games may carry the same number.
                 own = "goclock/v1/%s/%s/state" % (HALL, t.name)
-                topic, payload, _ = late.wait(
+                _, payload, _ = late.wait(
                     lambda tp, p, own=own, now=now: (
                         tp == own and json.loads(p)["game"] == now["game"]
                     )

@@ -395,11 +395,7 @@ def _index_of(table):
     it (`_lookup` then searches the table itself)."""
     if len(table) >= EMPTY:
         return None
-    lines = 0
-    i = table.find(b"\n", 1)
-    while i >= 0:
-        lines += 1
-        i = table.find(b"\n", i + 1)
+    lines = table.count(b"\n", 1)  # (every line ends in one; the table starts with one)
     if not _indexed(lines):
         return None
     slots = (4 * lines + 2) // 3 + 1  # (at most 3/4 used; one free at least ends a probe)

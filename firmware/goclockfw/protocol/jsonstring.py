@@ -26,8 +26,8 @@ def know(names):
     A name whose hash another one already has is simply not known to `string` (the full
     reader); jsontext.scan_flat finds every one in NAMES_TABLE."""
     for name in names:
-        # (The str alone is kept: its bytes are compared where they are, as a bytes copy
-        # and a tuple a name held 48 B more, 2 KB for the protocol's.)
+        # (Only the str is kept: `same` compares its bytes in place, where a bytes copy of
+        # it and a tuple were held for each name before.)
         b = name.encode()
         _KNOWN.setdefault(hash_of(b, 0, len(b)), name)
         if name not in NAMES and len(b) < 256:

@@ -84,7 +84,7 @@ class ChunkPool:
         # Two pages: a record across a page boundary is programmed in one call (one exit
         # from and return to execute-in-place on an RP2040, not two). Views made once.
         # Blank (erased bytes) between programs: a program writes its bytes in, then blanks
-        # again only those (a fill; two 768 B blank constants in the heap did it by a copy).
+        # again only those (a fill; copies of two blank constants, 768 B of heap, did it before).
         self._pages = bytearray(2 * PAGE)
         fill(self._pages, 0, 2 * PAGE, ERASED)
         self._page = memoryview(self._pages)[0:PAGE]
