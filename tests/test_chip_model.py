@@ -301,7 +301,7 @@ def test_each_board_s_flash_geometry_gives_littlefs_its_inline_limit(board):
     with open(os.path.join(REPO, "boards", board + ".json")) as f:
         g = json.load(f)["flash"]
     flash = NorFlash(g["block_size"], 16)
-    fs = lfs_fs(flash, g["progsize"], g["readsize"])
+    fs = lfs_fs(flash, g["progsize"], g["readsize"], cache=g.get("cache"))
     for size, blocks in ((g["inline_max"], 0), (g["inline_max"] + 1, 1)):
         free = fs.free()
         with fs.open("f%d" % size, "wb") as f:

@@ -135,7 +135,7 @@ class ChipClock:
         spec = board_spec(chip)
         g = spec["flash"]
         flash = NorFlash(g["block_size"], g["blocks"], page=chip_costs(chip)["page"])
-        fs = lfs_fs(flash, g["progsize"], g["readsize"])
+        fs = lfs_fs(flash, g["progsize"], g["readsize"], cache=g.get("cache"))
         self.board = ChipBoard(chip, EdgeRing(), t0_ms, erase_max, display)
         self.model = m = self.board.model
         flash.on_op = m.flash_op

@@ -134,15 +134,17 @@ class LfsFS(FS):
         return (self.lfs.block_count - self.lfs.used_block_count) * self.lfs.cfg.block_size
 
 
-def lfs_fs(flash, progsize, readsize, fresh=True):
-    """An LfsFS on `flash` with MicroPython's littlefs settings (cache 4 x program size)."""
+def lfs_fs(flash, progsize, readsize, fresh=True, cache=None):
+    """An LfsFS on `flash` with MicroPython's littlefs settings: caches of 4 x the program
+    size, or `cache` bytes (a board file's `flash.cache`: the rp2 images this project builds,
+    tools/rp2/patches/0011, one program page)."""
     cfg = dict(
         context=FlashContext(flash),
         block_size=flash.block_size,
         block_count=flash.block_count,
         prog_size=progsize,
         read_size=readsize,
-        cache_size=min(flash.block_size, 4 * max(progsize, readsize)),
+        cache_size=cache or min(flash.block_size, 4 * max(progsize, readsize)),
         lookahead_size=32,
         mount=False,
     )
