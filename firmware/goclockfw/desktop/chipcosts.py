@@ -51,7 +51,7 @@ CHIPS = {
         "serial": "usb_cdc",
         # TinyUSB CDC TX FIFO (CFG_TUD_CDC_TX_BUFSIZE) in goclock's Pico images
         # (tools/rp2/patches/0006; MicroPython's rp2 port: 256)
-        "tx_fifo": 1024,
+        "tx_fifo": 512,
         "usb_packet": 64,  # full-speed bulk packet; the reading host takes one a frame (1 ms)
         "usb_timeout_us": 500000,  # MICROPY_HW_USB_CDC_TX_TIMEOUT: a write waits this long
         # POLLOUT says writable with this much room: a 256-byte piece in goclock's images
