@@ -321,8 +321,9 @@ def _board_consts(name):
 
 def test_the_model_board_writes_serial_as_the_mcu_board_does():
     assert _board_consts("mcu.py")["SEND_PIECE"] == chipboard.SEND_PIECE
-    assert _board_consts("mcu.py")["SEND_PIECES_USB"] == chipboard.SEND_PIECES_USB
-    assert _board_consts("mcu.py")["SEND_PIECE_USB"] == chipboard.SEND_PIECE_USB
+    assert _board_consts("rp2board.py")["SEND_PIECES_USB"] == chipboard.SEND_PIECES_USB
+    assert _board_consts("rp2board.py")["SEND_PIECE_USB"] == chipboard.SEND_PIECE_USB
+    assert _board_consts("rp2board.py")["USB_SERIAL_RING"] == chipboard.USB_SERIAL_RING
 
 
 def test_the_model_board_sleeps_as_the_esp32_board_does():

@@ -72,12 +72,14 @@ BLOCKS = (256, 512)  # the ADPCM block sizes (wavhead.ADPCM_BLOCKS): a buffer vi
 
 
 class I2SPlayer:
-    def __init__(self, i2s, rate, chunk=512, volume=7, opener=open):
+    # (`opener` None means the builtin open: a default of `open` itself would keep the
+    # class's dict out of flash on the frozen image, tools/rp2/patches/0008)
+    def __init__(self, i2s, rate, chunk=512, volume=7, opener=None):
         self.rate = rate
         self.volume = 0
         self.error = None  # why the last clip was refused or stopped, for the log
         self._i2s = i2s
-        self._open = opener
+        self._open = open if opener is None else opener
         self._chunk = chunk
         # What is read from flash (8-bit samples, or an ADPCM block): made once, for the
         # largest block. What goes to the I2S (16-bit samples): made for `chunk` samples and

@@ -70,11 +70,6 @@ Optional parts, with their defaults (what a board without the part does):
 
 from goclockfw.app.buttons import EdgeRing
 
-# The output ring of a USB CDC line (the RP2040's): it drains a 64-byte packet at a time
-# while the host reads, so the event lines a watched press makes (~0.6 KB) leave in a few
-# ms; the ring holds a reply's room and that (4 KB of heap back, against a UART's 6 KB).
-USB_SERIAL_RING = 2048
-
 
 def write_part(stream, buf, start, n):
     """stream.write(buf[start:start + n]) without making the slice where the stream takes

@@ -25,14 +25,6 @@ from goclockfw.board.base import Board
 from goclockfw.storage.fs import FS
 
 SEND_PIECE = 64  # bytes handed to the line per write (a UART's, a stock image's USB)
-# On the Pico images this project builds, the USB CDC line says writable (POLLOUT) only
-# with room for SEND_PIECE_USB bytes (tools/rp2/patches/0002) in a 512-byte TX FIFO
-# (0006): a pass writes up to SEND_PIECES_USB such pieces, so a watched press's reply and
-# event lines (~470 bytes) leave in the pass that made them, in two writes. (With 64-byte
-# pieces and TinyUSB's default 256-byte FIFO they took 3 passes; each pass costs the loop
-# a millisecond or more of CPU on an RP2040.)
-SEND_PIECE_USB = 256
-SEND_PIECES_USB = 2
 AUDIO_KEYS = ("audio", "i2s", "buzzer")  # what make_player reads of the pin map
 
 

@@ -22,10 +22,27 @@ import machine
 import rp2
 
 from goclockfw.app.buttons import ARBITER
-from goclockfw.board.base import USB_SERIAL_RING
 from goclockfw.board.edgetimer import FREQ, EdgeClock, edge_timer
-from goclockfw.board.mcu import SEND_PIECE_USB, SEND_PIECES_USB, McuBoard, load_board_file
+from goclockfw.board.mcu import McuBoard, load_board_file
 from goclockfw.core.ticks import ticks_add, ticks_diff
+
+# The RP2040's USB serial line, defined here (not imported) so that Rp2Board's class body
+# binds only this module's constants: the frozen image then keeps its class dict in flash
+# (tools/rp2/patches/0010). The chip model's board has the same figures
+# (desktop/chipboard.py; tests/test_chip_model.py checks they agree).
+#
+# The output ring of a USB CDC line: it drains a 64-byte packet at a time while the host
+# reads, so the event lines a watched press makes (~0.6 KB) leave in a few ms; the ring
+# holds a reply's room and that (4 KB of heap back, against a UART's 6 KB).
+USB_SERIAL_RING = 2048
+# On the Pico images this project builds, the USB CDC line says writable (POLLOUT) only
+# with room for SEND_PIECE_USB bytes (tools/rp2/patches/0002) in a 512-byte TX FIFO
+# (0006): a pass writes up to SEND_PIECES_USB such pieces, so a watched press's reply and
+# event lines (~470 bytes) leave in the pass that made them, in two writes. (With 64-byte
+# pieces and TinyUSB's default 256-byte FIFO they took 3 passes; each pass costs the loop
+# a millisecond or more of CPU on an RP2040.)
+SEND_PIECE_USB = 256
+SEND_PIECES_USB = 2
 
 FORWARD_MS = 5000  # how often the edge timers' references are moved on (poll_inputs)
 SAMPLE_MS = 20  # BOOTSEL read this often while a clock runs; each read stalls the flash ~us

@@ -10,13 +10,14 @@ from a host come from `reader`, a callable returning bytes or None.
 """
 
 from goclockfw.app.buttons import DEBOUNCE_MS
-from goclockfw.board.base import USB_SERIAL_RING, Board, take_pending
+from goclockfw.board.base import Board, take_pending
 from goclockfw.core.ticks import ticks_add, ticks_diff
 from goclockfw.desktop.chipmodel import ChipModel
 
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
-SEND_PIECE_USB = 256  # board/mcu.py's: the RP2040's pieces
-SEND_PIECES_USB = 2  # board/mcu.py's: the RP2040 writes up to this many pieces a pass
+SEND_PIECE_USB = 256  # board/rp2board.py's: the RP2040's pieces
+SEND_PIECES_USB = 2  # board/rp2board.py's: the RP2040 writes up to this many pieces a pass
+USB_SERIAL_RING = 2048  # board/rp2board.py's: the RP2040's output ring
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
 WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep
