@@ -99,6 +99,27 @@ def test_a_short_last_block_is_a_prefix_of_the_full_one():
         assert part[2 * n :] == bytes(len(part) - 2 * n)  # nothing written past the samples
 
 
+@pytest.mark.parametrize("align", [256, 512])
+def test_a_block_decoded_in_place_gives_the_samples_of_one_decoded_apart(align):
+    """The player reads a block into the tail of its output buffer and decodes it there
+    (adpcm.in_place): every sample as from a buffer of its own, for full and short blocks
+    and whatever the codes (the decoder never writes over a byte it has not read)."""
+    import random
+
+    rng = random.Random(align)
+    per = adpcm.samples_per_block(align)
+    for n in (align, align - 1, align // 2, 5, 4):
+        for _ in range(20):
+            src = bytes(rng.randrange(256) for _ in range(align))
+            apart = bytearray(2 * per)
+            a = adpcm.decode_block(src, n, apart)
+            here = bytearray(2 * per)
+            view = adpcm.in_place(here, align)
+            view[:] = src
+            assert adpcm.decode_block(view, n, here) == a
+            assert here[: 2 * a] == apart[: 2 * a]
+
+
 def test_parse_fmt_takes_mono_4bit_ima_only():
     good = struct.pack("<HHIIHHHH", 0x11, 1, 16000, 8110, 256, 4, 2, 505)
     assert adpcm.parse_fmt(good) == (16000, 256, 505)
@@ -123,8 +144,8 @@ import binascii, json, micropython, sys
 from goclockfw.audio import adpcm
 
 def decode(path):
-    # As a player would: parse the header, then read block after block into one
-    # preallocated buffer and decode into another.
+    # As the I2S player does: parse the header, then read block after block into the
+    # tail of one preallocated buffer and decode it there, in place (adpcm.in_place).
     f = open(path, "rb")
     head = f.read(12)
     fmt = None
@@ -137,8 +158,8 @@ def decode(path):
         if chunk[0:4] == b"fmt ":
             fmt = adpcm.parse_fmt(body)
     rate, align, per_block = fmt
-    block = bytearray(align)
     buf = bytearray(2 * per_block)
+    block = adpcm.in_place(buf, align)
     crc = 0
     total = 0
     left = size
@@ -159,8 +180,30 @@ def decode(path):
     f.close()
     return crc, total, got
 
+def random_blocks():
+    # Blocks of both sizes the packs use, full and short, decoded into a buffer of their
+    # own and in place: the same samples ([same, blocks] for the test).
+    seed, same, count = 7, True, 0
+    for align in (256, 512):
+        per = adpcm.samples_per_block(align)
+        for n in (align, align - 1, 5, 4):
+            src = bytearray(align)
+            for i in range(align):
+                seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+                src[i] = seed >> 16 & 0xFF
+            src[2] = src[2] % 89
+            apart = bytearray(2 * per)
+            a = adpcm.decode_block(src, n, apart)
+            here = bytearray(2 * per)
+            view = adpcm.in_place(here, align)
+            view[:] = src
+            b = adpcm.decode_block(view, n, here)
+            same = same and a == b and apart[: 2 * a] == here[: 2 * b]
+            count += 1
+    return [same, count]
+
 viper = adpcm.decode_block is adpcm._decode_viper
-out = {"viper": viper}
+out = {"viper": viper, "in_place": random_blocks()}
 for path in sys.argv[1:]:
     crc, total, last = decode(path)
     out[path] = [crc, total, last]
@@ -182,6 +225,7 @@ def test_micropython_viper_decoder_matches_sox(micropython, tmp_path):
     assert out.returncode == 0, out.stderr.decode()
     got = json.loads(out.stdout)
     assert got.pop("viper") is True
+    assert got.pop("in_place") == [True, 8]
     for name in ("sweep", "odd"):
         ref = reference(name)
         assert got[paths.pop(0)] == [zlib.crc32(ref), len(ref) // 2, 505]

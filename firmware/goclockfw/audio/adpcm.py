@@ -22,6 +22,14 @@ Python. Both give what sox's decoder gives, bit for bit.
 decodes the first `nbytes` bytes of `src` (one block, header included: bytes, bytearray
 or memoryview) into `dst` (a bytearray of at least 2 * block_samples(nbytes) bytes) and
 returns the number of samples written.
+
+`src` may be a view of the tail of `dst` itself (`in_place(dst, block_align)`): a player
+then needs no buffer of its own for the block it reads. Both decoders read the header
+before the first sample is written, and each code byte before its two samples are; byte
+k of the codes is written over only after byte k has been read, since the samples before
+it take 4 bytes for every code byte against the one byte the input advances, and the
+input starts far enough in (2 * samples - block_align bytes) for that to hold up to the
+block's last byte, with nothing to spare there.
 """
 
 try:
@@ -58,6 +66,14 @@ def block_samples(nbytes):
     if nbytes < HEADER_BYTES:
         return 0
     return (nbytes - HEADER_BYTES) * 2 + 1
+
+
+def in_place(dst, block_align):
+    """The view of `dst` (2 * samples_per_block(block_align) bytes or more) a block is read
+    into so that decode_block(view, n, dst) decodes it in place: its last block_align bytes
+    of the samples' room."""
+    end = 2 * samples_per_block(block_align)
+    return memoryview(dst)[end - block_align : end]
 
 
 def parse_fmt(body):

@@ -51,7 +51,7 @@ STUCK_MS, far longer than it takes to play, the callback is taken as lost and pl
 goes on (`stuck` counts it).
 """
 
-from goclockfw.audio.adpcm import decode_block, samples_per_block
+from goclockfw.audio.adpcm import decode_block, in_place, samples_per_block
 from goclockfw.audio.wavhead import ADPCM, read_header
 from goclockfw.core.ticks import ticks_diff
 
@@ -81,17 +81,17 @@ class I2SPlayer:
         self._i2s = i2s
         self._open = open if opener is None else opener
         self._chunk = chunk
-        # What is read from flash (8-bit samples, or an ADPCM block): made once, for the
-        # largest block. What goes to the I2S (16-bit samples): made for `chunk` samples and
-        # the shipped packs' 256-byte ADPCM blocks (505 samples, 1010 bytes); the first clip
-        # of 512-byte blocks (1017 samples) makes it larger (`_out_for`), once.
-        self._raw = bytearray(max(chunk, BLOCKS[-1]))
-        raw = memoryview(self._raw)
+        # What goes to the I2S (16-bit samples): made for `chunk` samples and the shipped
+        # packs' 256-byte ADPCM blocks (505 samples, 1010 bytes); the first clip of
+        # 512-byte blocks (1017 samples) makes it larger (`_out_for`), once. An ADPCM block
+        # is read into the tail of it and decoded in place (audio/adpcm.py says why that
+        # is safe): no buffer of its own. What 8-bit samples are read into (`_raw`): made
+        # for the first 8-bit clip, with its palette (`_make_palette`).
         # The views each kind of clip reads into and sends: made here (and by `_out_for`),
         # so that a callback never slices (a slice of a buffer is a new object).
-        self._pcm_in = raw[:chunk]
-        self._block_in = tuple(raw[:b] for b in BLOCKS)
-        self._src = self._pcm_in
+        self._raw = None
+        self._pcm_in = None
+        self._src = None
         self._in_flight = False  # a buffer is with the I2S: its callback has not come yet
         self._retired = None  # an output buffer replaced while the I2S may still read it
         self._out_for(max(chunk, samples_per_block(BLOCKS[0])))
@@ -132,11 +132,16 @@ class I2SPlayer:
             out[: 2 * samples_per_block(b)] if samples_per_block(b) <= samples else None
             for b in BLOCKS
         )
+        self._block_in = tuple(
+            in_place(self._out, b) if samples_per_block(b) <= samples else None for b in BLOCKS
+        )
         self._send = self._pcm_out
         if framebuf:
             self._fb_out = framebuf.FrameBuffer(self._out, samples, 1, framebuf.RGB565)
 
     def _make_palette(self):
+        self._raw = bytearray(self._chunk)
+        self._pcm_in = memoryview(self._raw)
         self._palette = bytearray(512)
         if framebuf:
             self._fb_raw = framebuf.FrameBuffer(self._raw, self._chunk, 1, framebuf.GS8)
@@ -361,8 +366,8 @@ class I2SPlayer:
         # One ADPCM block from flash, decoded in place of the last one.
         if self._left <= 0:
             return False
-        n = self._file.readinto(self._src)
-        got = decode_block(self._raw, n, self._out)
+        n = self._file.readinto(self._src)  # into the tail of the output buffer
+        got = decode_block(self._src, n, self._out)
         count = got if got < self._left else self._left
         if count <= 0:
             return False
