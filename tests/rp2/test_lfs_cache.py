@@ -12,15 +12,23 @@ from rp2_helpers import emu
 
 pytestmark = pytest.mark.timeout(600)
 
-SIZES = (1, 100, 255, 256, 257, 300, 511, 512, 513, 1000, 4000, 9000)
-
-MAIN = """
+# The checksum both sides compute: the chip runs this text, and so does the test.
+DIGEST = """
 def digest(b):
     h = 0
     for x in b:
         h = (h * 31 + x) & 0xFFFFFF
     return h
+"""
+_defined = {}
+exec(DIGEST, _defined)
+digest = _defined["digest"]  # the same function here
 
+SIZES = (1, 100, 255, 256, 257, 300, 511, 512, 513, 1000, 4000, 9000)
+
+MAIN = (
+    DIGEST
+    + """
 def show(tag, path):
     with open(path, "rb") as f:
         b = f.read()
@@ -40,13 +48,7 @@ with open("/d/new", "wb") as f:
 show("NEW", "/d/new")
 print("DONE")
 """
-
-
-def digest(b):
-    h = 0
-    for x in b:
-        h = (h * 31 + x) & 0xFFFFFF
-    return h
+)
 
 
 def test_files_laid_out_with_stock_caches_read_back_whole(plain_image):
@@ -73,13 +75,9 @@ def test_files_laid_out_with_stock_caches_read_back_whole(plain_image):
 
 # ----- an inline file longer than the cache, at its metadata block's end -----------------
 
-READ_ALL = """
-def digest(b):
-    h = 0
-    for x in b:
-        h = (h * 31 + x) & 0xFFFFFF
-    return h
-
+READ_ALL = (
+    DIGEST
+    + """
 for path in PATHS:
     try:
         with open(path, "rb") as f:
@@ -89,6 +87,7 @@ for path in PATHS:
         print("FAILED %s %r" % (path, e))
 print("DONE")
 """
+)
 
 
 def _stock_littlefs_refuses(image, files):
