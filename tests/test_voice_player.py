@@ -681,3 +681,27 @@ def test_the_pc_speaker_hands_the_pc_player_a_pcm_copy(tmp_path):
     assert clips.Clip(played).encoding == "pcm"
     speaker.play(os.path.join(DATA, "odd.wav.missing"))  # no such clip: nothing, no error
     assert speaker._proc is None
+
+
+def test_a_clip_is_not_made_ready_into_the_buffer_a_cut_clip_still_has_in_flight(
+    device_sounds,
+):
+    """A press cuts a call (stop) while its buffer is with the I2S; the next call's clip
+    made ready at the next quiet pass must wait for the callback, not read and decode
+    into that buffer (a fragment of the next call would be heard in the cut one's end)."""
+    i2s = FakeI2S()
+    player = player_i2s.I2SPlayer(i2s, 16000, volume=10)
+    with open(os.path.join(device_sounds, "zh", "manifest.json")) as f:
+        manifest = json.load(f)
+    assert player.use_pack(os.path.join(device_sounds, "zh", manifest["clips"]))
+    first, second = list(manifest["phrases"].values())[:2]
+    assert player.play((first["at"], first["frames"]))
+    player.stop()  # the press: the buffer sent stays in flight
+    assert i2s.pending
+    assert player.prepare((second["at"], second["frames"])) is None  # not yet: call again
+    assert player._opened is None  # (nothing done meanwhile)
+    i2s.take()  # its callback (FakeI2S checks that the buffer was left as it was)
+    assert player.prepare((second["at"], second["frames"])) is None  # found
+    assert player.prepare((second["at"], second["frames"])) is True  # first block ready
+    assert player.play((second["at"], second["frames"]))
+    i2s.drain()

@@ -80,6 +80,8 @@ class FakeI2S:
         self.sizes = []  # bytes of each write
         self.handler = None
         self.pending = False
+        self._held = None  # the buffer written, as machine.I2S holds it: a bare pointer
+        self._held_bytes = b""  # ... and what it held when written
 
     def irq(self, handler):
         self.handler = handler
@@ -89,10 +91,14 @@ class FakeI2S:
         self.pending = True
         self.out.extend(buf)
         self.sizes.append(len(buf))
+        self._held, self._held_bytes = buf, bytes(buf)
 
     def take(self):
         """The I2S has taken the pending buffer: its callback runs, then the loop's next
-        pass polls the player (player_i2s: the poll sends the next buffer)."""
+        pass polls the player (player_i2s: the poll sends the next buffer). The buffer must
+        hold what it held when written: the real I2S copies it into its ring bit by bit
+        until then."""
+        assert bytes(self._held) == self._held_bytes, "a buffer written over in flight"
         self.pending = False
         self.handler(self)
         player = getattr(self.handler, "__self__", None)  # the bound _on_sent's player

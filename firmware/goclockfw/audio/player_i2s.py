@@ -209,13 +209,18 @@ class I2SPlayer:
     def prepare(self, clip):
         """Make `clip` ready to start, when nothing plays, in two calls: the first finds
         it (a seek in the clips file; or opens its file and reads its header) (None: call
-        again), the second decodes its first block (True: ready). False when it cannot
+        again; also while a cut clip's last buffer is still with the I2S), the second
+        decodes its first block (True: ready). False when it cannot
         be made ready now (something plays, the volume is 0) or at all (`error` says
         why). Costs what starting it would have."""
         if self._ready is not None and self._ready == clip:
             return True
         if self._busy or self.volume == 0:
             return False
+        if self._in_flight:
+            # A cut clip's last buffer: the I2S still copies it, and the clip made ready
+            # is read and decoded into that same buffer. Call again after its callback.
+            return None
         if self._opened is not None and self._opened == clip:
             if not self._first():
                 self.stop()
