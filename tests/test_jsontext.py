@@ -363,6 +363,23 @@ def test_a_template_writes_what_the_fields_write(tc, moves):
         json.loads(fast)
 
 
+def test_one_template_serves_both_sides():
+    """A clock event's template leaves its side to fill in: a game's reset makes one per
+    kind, not one per kind and side, and each side's line still names that side."""
+    w = EventWriter()
+    clock = gameclock.GameClock(parse(TCS[0]), None)
+    for side in (0, 1):
+        w.prepare(clock, "press", side, 0)
+        w.prepare(clock, "call", side, 0, "")
+    assert len(w._tpl) == 2
+    lines = []
+    for side, phrase in ((0, "10"), (1, "还剩1分")):
+        w.clock_event(clock, "call", side, 5, 0, phrase)
+        lines.append(json.loads(bytes(w.line)))
+    assert len(w._tpl) == 2
+    assert [(x["side"], x["phrase"]) for x in lines] == [("black", "10"), ("white", "还剩1分")]
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(TCS), game_moves, st.booleans(), st.one_of(st.none(), st.integers(1, 99)))
 def test_the_status_template_says_what_status_says(tc, moves, late, game):

@@ -97,7 +97,7 @@ def test_missing_config_gives_defaults_and_says_so(tmp_path):
     store = ConfigStore(FS(str(tmp_path)))
     assert store.load() == "no stored config: defaults in use"
     assert store.missing  # the app then stores the defaults (a first boot), saying nothing
-    assert store.config == default_config() and store.presets == default_presets()
+    assert store.config == default_config() and store.presets() == default_presets()
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -111,7 +111,7 @@ def test_save_and_load_round_trip(tmp_path):
     assert fs.size("config.json.new") == -1  # renamed over, nothing left behind
     again = ConfigStore(fs)
     assert again.load() is None
-    assert again.config == cfg and again.presets == presets
+    assert again.config == cfg and again.presets() == presets
 
 
 def write(fs, name, data):
@@ -127,7 +127,7 @@ def test_damaged_file_falls_back_to_defaults(tmp_path):
         warning = store.load()
         assert warning.startswith("config damaged"), junk
         assert not store.missing  # damaged is not missing: the app says so, keeps the file
-        assert store.config == default_config() and store.presets == default_presets()
+        assert store.config == default_config() and store.presets() == default_presets()
 
 
 def test_one_bad_field_keeps_the_others(tmp_path):
@@ -145,7 +145,8 @@ def test_one_bad_field_keeps_the_others(tmp_path):
     assert warning == "config damaged (volume, old_field, presets[1]): defaults used there"
     assert store.config["volume"] == default_config()["volume"]
     assert store.config["voice"] == "en" and store.config["buttons"] == {"left": "white"}
-    assert [p["name"] for p in store.presets] == ["fine"]
+    assert [p["name"] for p in store.presets()] == ["fine"]
+    assert store.preset_count == 1 and store.preset(0)["name"] == "fine"
 
 
 def test_torn_file_at_every_offset_is_old_new_or_defaults(tmp_path):
@@ -184,3 +185,53 @@ def test_failed_save_changes_nothing(tmp_path):
     with pytest.raises(OSError):
         store.save(config=validate_config({"volume": 0}))
     assert store.config == before
+
+
+# ----- presets read from flash when asked (not held: 1 KB of an RP2040's heap) -----------
+
+
+def test_presets_are_read_when_asked_not_held(tmp_path):
+    fs = FS(str(tmp_path))
+    mine = validate_presets(
+        [
+            {"name": "p%d" % i, "time_control": {"type": "sudden_death", "main": 60 + i}}
+            for i in range(3)
+        ]
+    )
+    ConfigStore(fs).save(config=default_config(), presets=mine)
+    store = ConfigStore(fs)
+    assert store.load() is None
+    assert store.preset_count == 3
+    assert not any(isinstance(v, list) for v in vars(store).values())  # only the count is kept
+    assert store.presets() == mine and store.preset(2) == mine[2]
+    with pytest.raises(IndexError):
+        store.preset(3)
+
+
+def test_presets_unreadable_later_are_refused_not_replaced(tmp_path):
+    fs = FS(str(tmp_path))
+    mine = validate_presets(
+        [{"name": "mine", "time_control": {"type": "fischer", "main": 60, "increment": 5}}]
+    )
+    ConfigStore(fs).save(config=default_config(), presets=mine)
+    store = ConfigStore(fs)
+    assert store.load() is None
+    write(fs, "config.json", b"{")  # damaged after the boot read it
+    with pytest.raises(OSError, match="presets unreadable"):
+        store.presets()
+    with pytest.raises(OSError):
+        store.preset(0)
+    # A config change must not write the defaults over presets it cannot read.
+    with pytest.raises(OSError):
+        store.save(config=validate_config({"volume": 3}))
+    assert fs.read("config.json") == b"{" and store.config == default_config()
+    store.save(presets=mine)  # a new list replaces them whole: no read needed
+    assert store.presets() == mine and store.preset_count == 1
+
+
+def test_defaults_in_use_need_no_read(tmp_path):
+    fs = FS(str(tmp_path))
+    store = ConfigStore(fs)
+    assert store.load() == "no stored config: defaults in use"
+    write(fs, "config.json", b"{")  # not what the boot read: the defaults stay
+    assert store.presets() == default_presets() and store.preset_count == len(default_presets())

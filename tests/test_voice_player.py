@@ -557,6 +557,24 @@ def test_a_clips_files_places_are_found_as_numbers_without_a_copy_of_the_phrase(
     assert json.loads(out.stdout) == [n, n, [None] * 6]
 
 
+def test_a_clips_frames_are_kept_16_bit_unless_one_clip_is_longer(tmp_path):
+    """Each clip's frames are kept in 16 bits (220 B less for the zh pack's 110 clips)
+    while every clip fits; one clip longer than 65535 frames keeps them all in 32."""
+    from goclockfw.app.announcer import Announcer
+
+    for longest, code in ((0xFFFF, "H"), (0x10000, "i")):
+        pack = tmp_path / str(longest) / "zh"
+        pack.mkdir(parents=True)
+        phrases = {"a": {"at": 0, "frames": 7}, "b": {"at": 14, "frames": longest}}
+        manifest = {"clips": "clips.pcm", "sample_width": 2, "phrases": phrases}
+        (pack / "manifest.json").write_text(json.dumps(manifest))
+        a = Announcer()
+        a._use_pack = lambda *args: True  # a player that plays a clips file
+        assert a.load_pack(str(pack.parent), "zh") is None
+        assert a._frames.typecode == code
+        assert [a.clip(p) for p in ("a", "b", "c")] == [(0, 7), (14, longest), None]
+
+
 def test_the_clips_index_probes_past_collisions_and_gives_way_to_a_search_when_full():
     from goclockfw.app import announcer
 

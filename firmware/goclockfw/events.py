@@ -81,7 +81,7 @@ class EventWriter:
         self._tpl = {}  # a clock event's shape (a small int) -> (kind, template, its ints)
         self._kinds = {}  # kind -> its number in the shapes (1 ..)
         self._ints = [0] * 16  # a clock event's numbers, in its template's order
-        self._strs = [None]  # ... and its string value (a call's phrase), encoded
+        self._strs = [None, None]  # ... and its strings, encoded: the side's, then its value's
 
     @property
     def line(self):
@@ -242,7 +242,8 @@ class EventWriter:
             tpl = self._shaped(clock, kind, side, t, tick, value)
             if tpl is not None:
                 body = tpl[0]
-                need = tpl[1] + len(self._strs[0]) if tpl[2] & 3 == 2 else tpl[1]
+                shape = tpl[2]
+                need = tpl[1] + len(self._strs[(shape >> 9) & 1]) if shape & 3 == 2 else tpl[1]
                 if need > len(self.buf):  # (the longest line it can write)
                     self.n = 0
                     self._room(need)
@@ -278,6 +279,12 @@ class EventWriter:
         ints = self._ints
         ints[0] = t
         k = 1
+        # The side is a string of the line, not part of its shape: one template serves
+        # both sides (a game's reset makes five, not nine: 0.6 KB of an RP2040's heap).
+        s = 0
+        if side is not None and 0 <= side <= 1:
+            self._strs[0] = _SIDE_JSON[side]
+            s = 1
         if value is None:
             shape = 0
         elif type(value) is int and -0x3FFFFFFF <= value <= 0x3FFFFFFF:  # (not a bool)
@@ -285,7 +292,7 @@ class EventWriter:
             k = 2
             shape = 1
         elif type(value) is str:
-            self._strs[0] = self.encoded(value)
+            self._strs[s] = self.encoded(value)
             shape = 2
         else:
             return None
@@ -297,8 +304,7 @@ class EventWriter:
             ints[k] = clock.last_late_ms
         elif kind == "adjust" or kind == "block":  # (STATUS_KINDS' others)
             shape |= clock.status_values(side, tick, ints, k) << 2
-        if side is not None and 0 <= side <= 1:
-            shape |= (side + 1) << 9
+        shape |= s << 9
         kid = self._kinds.get(kind)
         if kid is None:
             if len(self._kinds) >= 63:
@@ -307,23 +313,25 @@ class EventWriter:
         key = (shape << 6) | kid
         tpl = self._tpl.get(key)
         if tpl is None:
-            tpl = self._template(kind, side, shape) + (shape,)
+            tpl = self._template(kind, shape) + (shape,)
             if len(self._tpl) < MAX_TEMPLATES:
                 self._tpl[key] = tpl
         return tpl
 
     # ----- templates ------------------------------------------------------------
 
-    def _template(self, kind, side, shape):
+    def _template(self, kind, shape):
         """(template, the longest line it writes) of a clock event's shape: what
         `clock_event` writes field by field, with INT, BOOL and TEXT where its values go."""
         b = bytearray(b'{"event":')
         b.extend(self.encoded(kind))
         b.extend(b',"t":')
         b.append(INT)
-        if side is not None and 0 <= side <= 1:
+        room = 0
+        if shape & (1 << 9):
             b.extend(b',"side":')
-            b.extend(self.encoded(SIDE_NAMES[side]))
+            b.append(TEXT)
+            room = _SIDE_ROOM
         if shape & 3:
             b.append(44)
             b.extend(self.encoded(VALUE_FIELDS.get(kind, "value")))
@@ -343,7 +351,7 @@ class EventWriter:
                 b.append(58)
                 b.append(BOOL if i == 1 else INT)
         b.append(125)
-        return (bytes(b), _longest(b))
+        return (bytes(b), _longest(b) + room)
 
     # ----- the status object ------------------------------------------------------
 
@@ -424,6 +432,10 @@ class EventWriter:
 
 _INT_MARK = bytes((INT,))
 _BOOL_MARK = bytes((BOOL,))
+
+
+_SIDE_JSON = tuple(_json_str(name) for name in SIDE_NAMES)  # b'"black"', b'"white"'
+_SIDE_ROOM = max(len(j) for j in _SIDE_JSON)
 
 
 def _longest(template):

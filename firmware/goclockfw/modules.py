@@ -24,12 +24,11 @@ BOOT = (
     "goclockfw.storage.netconfig",
     "goclockfw.core.adjust",
 )
-# A config or presets change: its shapes, the checks, the network's fields.
-CONFIG = (
-    "goclockfw.protocol.shapes",
-    "goclockfw.storage.configcheck",
-    "goclockfw.storage.netconfig",
-)
+# The config's checks and the network's fields (storage/configstore.py reads the presets
+# with them, when asked).
+CONFIG_CHECKS = ("goclockfw.storage.configcheck", "goclockfw.storage.netconfig")
+# A config or presets change: its shapes and the checks.
+CONFIG = ("goclockfw.protocol.shapes",) + CONFIG_CHECKS
 
 _MICROPYTHON = sys.implementation.name == "micropython"
 

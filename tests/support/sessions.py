@@ -55,7 +55,7 @@ def snapshot(session):
         [
             st,
             session.store.config,
-            session.store.presets,
+            session.store.presets(),
             session.journal.list(),
             session.journal.current,
             session.protocol.watching,

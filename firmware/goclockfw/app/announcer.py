@@ -59,7 +59,8 @@ class Announcer:
         self._use_pack = None  # its use_pack(path): it can play a pack's clips file
         self.clips = b""  # "phrase\tfile" lines of the voice pack
         self._index = None  # a hash index of those lines (`_index_of`), or None
-        self._places = None  # a clips file's (at, frames) of each line, as numbers, or None
+        self._places = None  # a clips file's `at` of each line, as numbers, or None
+        self._frames = None  # ... and its frames (16-bit when every clip's fit: 220 B less)
         self.base = ""  # its directory
         self.notices = b""  # "notice\tphrase" lines: what the pack says for each notice
         self.rate = 8000  # the pack's sample rate, for the board's I2S
@@ -104,14 +105,20 @@ class Announcer:
             # `.mpy` deploy, that left holes where no 2 KB table fitted (a MemoryError).
             placed = packed is not None and _indexed(len(phrases))
             size = 1
+            longest = 0
             for phrase in phrases:
-                size += len(_line(phrase, phrases[phrase], packed, placed))
+                size += len(_line(phrase, phrases[phrase], packed, placed))  # (checks at, frames)
+                if packed is not None:
+                    longest = max(longest, phrases[phrase]["frames"])
             table = bytearray(size)
             table[0] = 10  # "\n": every line, the first too, follows one
             # A clips file's places as numbers too, line by line: a call's clip is then
             # found without a str, a slice or an int made (`clip`), in the quiet pass
             # that makes it ready (on a `.mpy` deploy's full heap each allocation counts).
-            places = None if packed is None else array("i", range(2 * len(phrases)))  # (sized once)
+            places = frames = None
+            if packed is not None:  # (sized once)
+                places = array("i", range(len(phrases)))
+                frames = array("H" if longest <= 0xFFFF else "i", range(len(phrases)))
             k = 1
             j = 0
             for phrase in phrases:
@@ -121,8 +128,8 @@ class Announcer:
                 k += len(line)
                 if places is not None:
                     places[j] = entry["at"]
-                    places[j + 1] = entry["frames"]
-                    j += 2
+                    frames[j] = entry["frames"]
+                    j += 1
             device = manifest.get("device", {})
             said = bytearray(b"\n")
             if isinstance(device, dict):
@@ -134,7 +141,7 @@ class Announcer:
             # (MemoryError: no room for its tables; the clock beeps, and boots)
             self.clips = b""
             self._index = None
-            self._places = None
+            self._places = self._frames = None
             self.notices = b""
             self.pack = None
             self._use_clips_file(None)
@@ -148,6 +155,7 @@ class Announcer:
         table = None
         self._index = _index_of(self.clips)
         self._places = places
+        self._frames = frames
         for i in range(FAULTS):  # a new pack: its faults are news
             self._faults[i] = None
         self.notices = bytes(said)
@@ -193,8 +201,8 @@ class Announcer:
             slot = _slot(self.clips, index, phrase)
             if slot < 0:
                 return None
-            j = 2 * index[3 * slot + 2]  # its line's number
-            return (places[j], places[j + 1])
+            j = index[3 * slot + 2]  # its line's number
+            return (places[j], self._frames[j])
         name = _lookup(self.clips, index, phrase)
         if name is None:
             return None

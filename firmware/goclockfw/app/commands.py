@@ -123,7 +123,10 @@ class Commands:
         return keep_secrets(cfg, self.s.store.config)
 
     def get_presets(self):
-        return list(self.s.store.presets)
+        try:
+            return self.s.store.presets()
+        except OSError as e:
+            raise Refused(str(e)) from None
 
     def clock_state(self):
         return self.s.clock.state
@@ -144,7 +147,7 @@ class Commands:
         return self.s.calling is not None
 
     def preset_count(self):
-        return len(self.s.store.presets)
+        return self.s.store.preset_count
 
     # ----- commands -----------------------------------------------------------------
 
@@ -241,10 +244,13 @@ class Commands:
         s = self.s
         tc_json = s.store.config["time_control"]
         if preset is not None:
-            count = len(s.store.presets)
+            count = s.store.preset_count
             if not 1 <= preset <= count:
                 raise Refused("no preset %d (the clock has %d)" % (preset, count))
-            tc_json = s.store.presets[preset - 1]["time_control"]
+            try:
+                tc_json = s.store.preset(preset - 1)["time_control"]
+            except (OSError, IndexError) as e:
+                raise Refused(str(e) or "preset %d unreadable" % preset) from None
         if s.clock.state == RUNNING:
             raise Refused(_RUNNING_REFUSAL)
         try:

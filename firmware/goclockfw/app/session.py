@@ -502,12 +502,22 @@ class Session:
         m = self.gestures.menu
         if m < 0:
             return None
-        return "%d %s" % (m + 1, self.store.presets[m]["name"])
+        p = self._menu_preset(m)
+        return "%d %s" % (m + 1, "?" if p is None else p["name"])
 
     def menu_time_control(self):
         """The time control of the preset on offer in the menu, or None."""
         m = self.gestures.menu
-        return None if m < 0 else self.store.presets[m]["time_control"]
+        p = None if m < 0 else self._menu_preset(m)
+        return None if p is None else p["time_control"]
+
+    def _menu_preset(self, m):
+        # Read from flash (the store keeps the last one): None when it cannot be read now,
+        # and a reset to it is then refused with the reason.
+        try:
+            return self.store.preset(m)
+        except (OSError, IndexError):
+            return None
 
     def check_battery(self, mv, now):
         if self.battery.due(now) and self.battery.check(mv, now):

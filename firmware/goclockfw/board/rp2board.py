@@ -31,10 +31,12 @@ from goclockfw.core.ticks import ticks_add, ticks_diff
 # (tools/rp2/patches/0010). The chip model's board has the same figures
 # (desktop/chipboard.py; tests/test_chip_model.py checks they agree).
 #
-# The output ring of a USB CDC line: it drains a 64-byte packet at a time while the host
-# reads, so the event lines a watched press makes (~0.6 KB) leave in a few ms; the ring
-# holds a reply's room and that (4 KB of heap back, against a UART's 6 KB).
-USB_SERIAL_RING = 2048
+# The output ring of a USB CDC line: it drains up to 512 bytes a pass while the host reads,
+# so the lines a watched press makes (~0.5 KB) leave in the pass that made them; the ring
+# holds a reply's room (app/outbuf.py REPLY_ROOM, 1 KB) and that much again (4.5 KB of
+# heap back, against a UART's 6 KB). Lines for a host that stops reading wait here, and
+# once it is full, event lines are dropped (counted), never a reply.
+USB_SERIAL_RING = 1536
 # On the Pico images this project builds, the USB CDC line says writable (POLLOUT) only
 # with room for SEND_PIECE_USB bytes (tools/rp2/patches/0002) in a 512-byte TX FIFO
 # (0006): a pass writes up to SEND_PIECES_USB such pieces, so a watched press's reply and

@@ -17,7 +17,7 @@ from goclockfw.desktop.chipmodel import ChipModel
 SEND_PIECE = 64  # board/mcu.py's SEND_PIECE (tests/test_chip_model.py checks they agree)
 SEND_PIECE_USB = 256  # board/rp2board.py's: the RP2040's pieces
 SEND_PIECES_USB = 2  # board/rp2board.py's: the RP2040 writes up to this many pieces a pass
-USB_SERIAL_RING = 2048  # board/rp2board.py's: the RP2040's output ring
+USB_SERIAL_RING = 1536  # board/rp2board.py's: the RP2040's output ring
 WAKE_RUNNING_MS = 20  # board/mcu.py's wake_ms: a board wakes for no button
 WAKE_IDLE_MS = 100
 WAKE_SLICE_MS = 5  # board/esp32board.py's: an edge in the ring ends the ESP32's sleep

@@ -25,15 +25,24 @@ def know(names):
     build a slice and a bytes object for each, even when the str itself is interned).
     A name whose hash another one already has is simply not known to `string` (the full
     reader); jsontext.scan_flat finds every one in NAMES_TABLE."""
+    new = []
     for name in names:
         # (Only the str is kept: `same` compares its bytes in place, where a bytes copy of
         # it and a tuple were held for each name before.)
         b = name.encode()
         _KNOWN.setdefault(hash_of(b, 0, len(b)), name)
-        if name not in NAMES and len(b) < 256:
-            NAMES.append(name)
-            NAMES_TABLE.append(len(b))
-            NAMES_TABLE.extend(b)
+        if name not in NAMES and name not in new and len(b) < 256:
+            new.append(name)
+    # Grown once each, to their size: appended name by name, the list doubled its room
+    # (64 slots for 38 names) and the table took 8 bytes' slack at each name.
+    NAMES.extend(new)
+    table = bytearray(sum(len(n) + 1 for n in new))
+    k = 0
+    for name in new:
+        table[k] = len(name)
+        table[k + 1 : k + 1 + len(name)] = name.encode()
+        k += 1 + len(name)
+    NAMES_TABLE.extend(table)
 
 
 class JSONError(ValueError):

@@ -33,7 +33,12 @@ class ConfigStore:
         self.fs = fs
         self.name = name
         self.config = configcheck.default_config()
-        self.presets = configcheck.default_presets()
+        # The presets are not held: read from the file when asked (`presets`, `preset`),
+        # 1 KB of the heap on an RP2040 kept free. `preset_count` is all a running clock
+        # keeps; `_stored` says whether the file's presets (True) or the defaults count.
+        self.preset_count = len(configcheck.default_presets())
+        self._stored = False
+        self._shown = None  # (index, preset): the last one `preset` read (the menu's)
         self.warning = None  # what went wrong at the last load, for the app to say
         self.missing = False  # the last load found no stored config at all (a first boot)
 
@@ -43,7 +48,9 @@ class ConfigStore:
         from goclockfw.storage import configcheck
 
         self.config = configcheck.default_config()
-        self.presets = configcheck.default_presets()
+        self.preset_count = len(configcheck.default_presets())
+        self._stored = False
+        self._shown = None
         problems = []
         stored, problem = self.fs.read_atomic(self.name, _decode)
         self.missing = stored is None and problem == "missing"
@@ -62,29 +69,72 @@ class ConfigStore:
                 self.config[k] = configcheck.field(k, cfg[k])
             except ConfigError:
                 problems.append(k)  # its default stays (an unknown field is dropped)
-        presets = stored.get("presets")
-        if isinstance(presets, list):
-            good = []
-            for i, p in enumerate(presets[: configcheck.MAX_PRESETS]):
-                try:
-                    good.append(configcheck.preset(i, p))
-                except ConfigError:
-                    problems.append("presets[%d]" % i)
-            self.presets = good
-        else:
-            problems.append("presets")
+        presets = _good_presets(stored, problems)
+        if presets is not None:
+            self._stored = True
+            self.preset_count = len(presets)
         if problems:
             self.warning = "config damaged (%s): defaults used there" % ", ".join(problems)
         else:
             self.warning = None
         return self.warning
 
+    def presets(self):
+        """The presets (a new list): the file's good ones, as `load` counted them, or the
+        defaults. Raises OSError when the file cannot be read now: a caller refuses
+        rather than start a game on a time control nobody chose."""
+        from goclockfw.modules import CONFIG_CHECKS, release
+        from goclockfw.storage import configcheck
+
+        if not self._stored:
+            presets = configcheck.default_presets()
+        else:
+            stored, problem = self.fs.read_atomic(self.name, _decode)
+            presets = None if stored is None else _good_presets(stored, [])
+        release(CONFIG_CHECKS)  # (a running clock asks rarely: a reset, the menu)
+        if presets is None:
+            raise OSError("presets unreadable (%s)" % (problem or "no list"))
+        return presets
+
+    def preset(self, i):
+        """Preset `i` (from 0) of `presets`; the last one read is kept (the menu's, drawn
+        again at each change). Raises OSError as `presets` does, IndexError past the end."""
+        shown = self._shown
+        if shown is not None and shown[0] == i:
+            return shown[1]
+        p = self.presets()[i]
+        self._shown = (i, p)
+        return p
+
     def save(self, config=None, presets=None):
-        """Store (already validated) config and/or presets; raises OSError."""
+        """Store (already validated) config and/or presets; raises OSError (then nothing
+        changed, in flash or here: the presets kept are read first when only the config
+        changes)."""
         new_config = self.config if config is None else config
-        new_presets = self.presets if presets is None else presets
+        new_presets = self.presets() if presets is None else presets
         text = json.dumps({"version": 1, "config": new_config, "presets": new_presets})
         self.fs.write_atomic(self.name, text.encode())
         # Only once the file is safely written does the store change.
         self.config = new_config
-        self.presets = new_presets
+        self.preset_count = len(new_presets)
+        self._stored = True
+        self._shown = None
+
+
+def _good_presets(stored, problems):
+    """The stored file's presets that pass their checks, in order (a bad one is left out,
+    named in `problems`), or None when it holds no list of them."""
+    from goclockfw.core.timecontrol import ConfigError
+    from goclockfw.storage import configcheck
+
+    presets = stored.get("presets")
+    if not isinstance(presets, list):
+        problems.append("presets")
+        return None
+    good = []
+    for i, p in enumerate(presets[: configcheck.MAX_PRESETS]):
+        try:
+            good.append(configcheck.preset(i, p))
+        except ConfigError:
+            problems.append("presets[%d]" % i)
+    return good
