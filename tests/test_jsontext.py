@@ -407,3 +407,24 @@ def test_the_written_out_tables_are_what_they_say():
     assert events._NBITS == bytes(bin(i).count("1") for i in range(128))
     assert callplan.COUNT_TO_TEN == tuple((9000 - 1000 * i, str(i + 1)) for i in range(10))
     assert callplan._ONE_TO_TEN == tuple(p for _, p in callplan.COUNT_TO_TEN)
+
+
+def test_a_writer_that_does_not_keep_values_keeps_only_names():
+    """The protocol's replies (events.py `keep`): a config's values and a preset's names
+    are encoded each time and not held; a member's name is kept either way; the log's and
+    the events' writers keep a value's text, since a call's phrase comes back. All writers
+    share what is kept."""
+    kept, fresh = EventWriter(), EventWriter(keep=False)
+    for w, message in ((fresh, "flash full (7)"), (kept, "flash full (8)")):
+        for t in (5, 6):
+            w.event("log", t, None, None, (("notice_x", "storage_x"), ("message_x", message)))
+        assert json.loads(bytes(w.line)) == {
+            "event": "log",
+            "t": 6,
+            "notice_x": "storage_x",
+            "message_x": message,
+        }
+    enc = kept._enc
+    assert enc is fresh._enc
+    assert "notice_x" in enc and "message_x" in enc and "flash full (8)" in enc
+    assert "flash full (7)" not in enc

@@ -59,7 +59,10 @@ _NBITS = (
 )
 INT_ROOM = 12  # the longest decimal a small int writes ("-" and 10 digits), and a comma
 MAX_TEMPLATES = 48  # clock event shapes kept (a game uses a dozen or so)
-MAX_CACHED = 96  # encoded strings kept (call phrases, notices, keys)
+MAX_CACHED = 128  # encoded strings kept, by all writers together (names, call phrases)
+# str -> its JSON bytes, shared by every writer: the log's, the events', the replies' write
+# the same names and phrases, and each kept its own copies (0.4 KB on an RP2040 in a game).
+_ENCODED = {}
 
 
 def _json_str(s):
@@ -74,10 +77,14 @@ class EventWriter:
     """Builds event objects in one buffer (`buf`, of which the first `n` bytes are the line)
     that keeps its allocation; it grows only for a line longer than it (a config record)."""
 
-    def __init__(self, size=256):
+    def __init__(self, size=256, keep=True):
         self.buf = bytearray(size)
         self.n = 0
-        self._enc = {}  # str -> its JSON bytes
+        self._enc = _ENCODED  # str -> its JSON bytes (shared)
+        # Whether a value's text is kept once encoded, as names always are (`put_name`).
+        # The protocol's replies do not keep theirs: a config's values and keys, a preset's
+        # names, come back rarely and held 1-2 KB of an RP2040's heap (MAX_CACHED of them).
+        self._keep = keep
         self._tpl = {}  # a clock event's shape (a small int) -> (kind, template, its ints)
         self._kinds = {}  # kind -> its number in the shapes (1 ..)
         self._ints = [0] * 16  # a clock event's numbers, in its template's order
@@ -126,6 +133,13 @@ class EventWriter:
         return b
 
     def put_str(self, s):
+        b = self._enc.get(s)
+        if b is None:
+            b = self.encoded(s) if self._keep else _json_str(s)
+        self.put_bytes(b)
+
+    def put_name(self, s):
+        """A member's name: kept once encoded (the names a clock writes are few)."""
         self.put_bytes(self.encoded(s))
 
     def put_int(self, v):
@@ -176,7 +190,7 @@ class EventWriter:
     def field(self, key, v):
         """`,"key":value` after what is written so far."""
         self.put_byte(44)  # ","
-        self.put_str(key)
+        self.put_name(key)
         self.put_byte(58)  # ":"
         self.put_value(v)
 
@@ -184,13 +198,13 @@ class EventWriter:
         """A side's status dict (STATUS_FIELDS order) under `key`, or flat when key is None."""
         if key is not None:
             self.put_byte(44)
-            self.put_str(key)
+            self.put_name(key)
             self.put_bytes(b":{")
         first = True
         for k in STATUS_FIELDS:
             if k in st:
                 if key is not None and first:
-                    self.put_str(k)
+                    self.put_name(k)
                     self.put_byte(58)
                     self.put_value(st[k])
                 else:
@@ -205,12 +219,12 @@ class EventWriter:
         """Start an event: `{"event":kind,"t":t[,"side":...]` (no closing brace yet)."""
         self.n = 0
         self.put_bytes(b'{"event":')
-        self.put_str(kind)
+        self.put_name(kind)
         self.put_bytes(b',"t":')
         self.put_value(t)
         if side is not None and 0 <= side <= 1:
             self.put_bytes(b',"side":')
-            self.put_str(SIDE_NAMES[side])
+            self.put_bytes(_SIDE_JSON[side])
 
     def end(self):
         self.put_byte(125)  # "}"

@@ -131,7 +131,8 @@ class Protocol:
         self.source = source  # who sends the requests: "host" (serial), "hall" (MQTT)
         self.watching = False
         self._events = EventWriter()
-        self._replies = EventWriter(512)  # reply lines, built in place (not the events' cache)
+        # Reply lines, built in place; a reply's strings are not kept (events.py `keep`).
+        self._replies = EventWriter(512, keep=False)
         self.reader = LineReader(MAX_LINE)
         self._toks = array("i", [0] * (PAIR * MAX_PAIRS))  # scan_flat's output
         self._req = {}  # the request read, emptied after each: a dict made once
