@@ -72,3 +72,19 @@ def test_a_reply_longer_than_the_output_ring_reaches_the_host_whole():
     assert s.out.dropped > 0  # the status events that came while the reply went in
     assert any(x.get("event") == "status" for x in got[got.index(replies[2]) :])  # then again
     assert s.line.long is None and s.line.held == []
+
+
+def test_a_long_reply_gives_its_buffer_back():
+    """presets.get (ten presets, ~1 KB) grows the reply writer's buffer; the next reply
+    built field by field gives it back, so a clock does not keep 2 KB for a rare command.
+    A press's reply, from its template, neither grows nor shrinks it."""
+    from goclockfw.protocol.commands import REPLY_BUF
+
+    s = make_session()
+    p = s.protocol
+    r = json.loads(p.handle_line('{"id":1,"cmd":"presets.get"}'))
+    assert len(r["presets"]) == 10 and len(p._replies.buf) > REPLY_BUF
+    assert json.loads(p.handle_line('{"id":2,"cmd":"config.get"}'))["ok"]
+    assert len(p._replies.buf) == REPLY_BUF
+    assert json.loads(p.handle_line('{"id":3,"cmd":"press","side":"white"}'))["accepted"]
+    assert len(p._replies.buf) == REPLY_BUF

@@ -63,6 +63,9 @@ MAX_CACHED = 128  # encoded strings kept, by all writers together (names, call p
 # str -> its JSON bytes, shared by every writer: the log's, the events', the replies' write
 # the same names and phrases, and each kept its own copies (0.4 KB on an RP2040 in a game).
 _ENCODED = {}
+# The numbers of the line being made, filled and rendered in one call: one list for every
+# writer (nothing writes two lines at once).
+_INTS = [0] * 16
 
 
 def _json_str(s):
@@ -87,7 +90,7 @@ class EventWriter:
         self._keep = keep
         self._tpl = {}  # a clock event's shape (a small int) -> (kind, template, its ints)
         self._kinds = {}  # kind -> its number in the shapes (1 ..)
-        self._ints = [0] * 16  # a clock event's numbers, in its template's order
+        self._ints = _INTS  # a clock event's numbers, in its template's order (shared)
         self._strs = [None, None]  # ... and its strings, encoded: the side's, then its value's
 
     @property

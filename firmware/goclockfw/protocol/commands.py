@@ -101,7 +101,9 @@ from goclockfw.protocol.reqargs import (
 PROTOCOL_VERSION = 3
 MAX_LINE = 1024  # bytes of a request line, newline included
 LOG_CHUNK = 512  # bytes of log data per logs.get reply, at most
-MAX_PAIRS = 16  # members of a flat request read without the full reader (scan_flat)
+REPLY_BUF = 512  # bytes of the reply writer's buffer: a status or config reply fits
+MAX_PAIRS = 8  # members of a flat request read without the full reader (scan_flat): a
+# press, pause, status have 3-4, time.set and assign up to 8; more go to the full reader
 # Replies a handler gives as their members' JSON, written as they are (no dict to walk).
 _ACCEPTED = b'"accepted":true'
 _STATUS = b""  # the status object, written by the command layer (Commands.write_status)
@@ -130,9 +132,9 @@ class Protocol:
         self.write = write
         self.source = source  # who sends the requests: "host" (serial), "hall" (MQTT)
         self.watching = False
-        self._events = EventWriter()
+        self._events = None  # the event lines' writer, made when a host first watches
         # Reply lines, built in place; a reply's strings are not kept (events.py `keep`).
-        self._replies = EventWriter(512, keep=False)
+        self._replies = EventWriter(REPLY_BUF, keep=False)
         self.reader = LineReader(MAX_LINE)
         self._toks = array("i", [0] * (PAIR * MAX_PAIRS))  # scan_flat's output
         self._req = {}  # the request read, emptied after each: a dict made once
@@ -294,6 +296,10 @@ class Protocol:
                 ints[0] = rid
                 w.n = render(w.buf, 0, tpl, len(tpl), ints, ints)
                 return w
+        if len(w.buf) > REPLY_BUF:
+            # A long reply grew it (presets.get: to 2 KB), and it would stay that size for
+            # good: given back at the next reply built this way (never a press's).
+            w.buf = bytearray(REPLY_BUF)
         w.n = 0
         w.put_byte(123)  # "{"
         if result is _STATUS:
@@ -342,7 +348,7 @@ class Protocol:
         if not self.watching or self.write is None:
             return
         try:
-            w = self._events
+            w = self._events or self._event_writer()
             w.clock_event(clock, kind, side, t, tick, value, extra)
             self.write(w.buf, w.n)
         except Exception:  # a broken line must not break the clock
@@ -353,7 +359,7 @@ class Protocol:
         if not self.watching or self.write is None:
             return
         try:
-            w = self._events
+            w = self._events or self._event_writer()
             w.n = 0
             w.put_bytes(b'{"event":"status",')
             self.commands.write_status(w)
@@ -361,6 +367,12 @@ class Protocol:
             self.write(w.buf, w.n)
         except Exception:  # a broken line must not break the clock
             pass
+
+    def _event_writer(self):
+        # Made by the first `watch` (not in a watched press): a clock nobody watches, most
+        # of them, keeps its 0.4 KB.
+        w = self._events = EventWriter()
+        return w
 
     # -- commands --------------------------------------------------------
 
@@ -436,6 +448,8 @@ class Protocol:
 
     def _watch(self, req):
         on = want_bool(req, "on")
+        if on and self._events is None:
+            self._event_writer()
         self.watching = on
         return {"on": on}
 
