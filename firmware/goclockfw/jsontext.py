@@ -62,5 +62,8 @@ put_int = _impl.put_int
 put_hex32 = _impl.put_hex32
 render = _impl.render
 scan_flat = _impl.scan_flat
+# (data, i, n, out, at, names): the plain string whose quote is at i, its start, end and
+# index in `names` (-1: none) into out[at:at + 3]; the index after it, or -1 (not plain).
+scan_string = _impl._string
 press_line = _impl.press_line
 _impl = None

@@ -11,11 +11,12 @@ allocate nothing but themselves, and nothing at all when the text is a known nam
 
 from array import array
 
-from goclockfw.bytesops import hash_of, plain, same
+from goclockfw.bytesops import plain
+from goclockfw.jsontext import scan_string
 
 END = array("i", [0])  # where the last string read ended (the byte after its quote)
-_KNOWN = {}  # hash of a name's bytes -> the name (a str: ASCII, its bytes its own): `know`
-NAMES = []  # the names known, in the order of ...
+_FOUND = array("i", [0, 0, 0])  # scan_string's start, end and name index (`name_of`)
+NAMES = []  # the names known (a str each: ASCII, its bytes its own), in the order of ...
 NAMES_TABLE = bytearray()  # ... each one's length and bytes (jsontext.scan_flat's `names`)
 
 
@@ -23,15 +24,11 @@ def know(names):
     """Strings read later whose text is one of `names` (ASCII) are these very str objects:
     a request's keys, command names and sides allocate nothing (MicroPython 1.25 would
     build a slice and a bytes object for each, even when the str itself is interned).
-    A name whose hash another one already has is simply not known to `string` (the full
-    reader); jsontext.scan_flat finds every one in NAMES_TABLE."""
+    Both readers find them in NAMES_TABLE (jsontext.scan_flat, and `name_of` through
+    jsontext.scan_string): a dict of them by hash held 0.4 KB of an RP2040's heap more."""
     new = []
     for name in names:
-        # (Only the str is kept: `same` compares its bytes in place, where a bytes copy of
-        # it and a tuple were held for each name before.)
-        b = name.encode()
-        _KNOWN.setdefault(hash_of(b, 0, len(b)), name)
-        if name not in NAMES and name not in new and len(b) < 256:
+        if name not in NAMES and name not in new and len(name) < 256:
             new.append(name)
     # Grown once each, to their size: appended name by name, the list doubled its room
     # (64 slots for 38 names) and the table took 8 bytes' slack at each name.
@@ -179,12 +176,12 @@ def string(data, i, n):
 
 
 def name_of(data, i, j):
-    """The plain ASCII text data[i:j] as a str: a known name is its own str object
-    (`know`), allocating nothing; any other text is sliced out."""
-    known = _KNOWN.get(hash_of(data, i, j))
-    if known is not None and len(known) == j - i and same(data, i, known, j - i):
-        return known
-    return str(data[i:j], "ascii")
+    """The plain ASCII text data[i:j] (its quotes at i - 1 and j) as a str: a known name
+    is its own str object (`know`), allocating nothing; any other text is sliced out."""
+    found = _FOUND
+    scan_string(data, i - 1, j + 1, found, 0, NAMES_TABLE)
+    k = found[2]
+    return NAMES[k] if k >= 0 else str(data[i:j], "ascii")
 
 
 def _string(data, i, n):
