@@ -431,3 +431,29 @@ def test_a_writer_that_does_not_keep_values_keeps_only_names():
     assert enc is fresh._enc
     assert "notice_x" in enc and "message_x" in enc and "flash full (8)" in enc
     assert "flash full (7)" not in enc
+
+
+def test_every_clock_event_line_fits_the_log_writers_buffer_sealed():
+    """The log's writer is 256 bytes (storage/logline.py), and the held records keep four
+    more: a clock event's line, at its template's longest and sealed, must fit, or a press
+    would grow one in its own step. Every event kind with the status fields of every
+    time control (each one's own, as a game shows them)."""
+    from goclockfw.storage.logline import SEAL_ROOM, LineBuilder
+
+    w = LineBuilder()
+    moves = [(70000, "press"), (70000, "press"), (40000, "wait"), (30000, "press")] * 3
+    for tc in TCS:
+        _both, clock, now = play(tc, moves)  # into overtime: its fields too
+        for side in (0, 1):
+            mask = clock.status_values(side, 0, [0] * 16, 0)
+            mask |= clock.status_values(side, now, [0] * 16, 0)
+            for kind in ("press", "adjust", "block", "arrive", "call", "byoyomi", "period"):
+                for value_kind in (0, 1, 2):
+                    shape = value_kind | (mask << 2) | (1 << 9)
+                    body, longest = w._template(kind, shape)
+                    phrase = (
+                        len(json.dumps("还剩10分", ensure_ascii=False).encode())
+                        if value_kind == 2
+                        else 0
+                    )
+                    assert longest + phrase + SEAL_ROOM <= len(w.buf), (tc, kind, body)

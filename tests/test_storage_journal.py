@@ -496,3 +496,20 @@ def test_a_chunk_name_a_stale_block_still_carries_is_not_used(monkeypatch):
     monkeypatch.setattr(chunks, "_nonce", lambda salt: next(names))
     i = pool.create()
     assert pool.names == ["00000000000000aa"] and pool.blocks[i] != stale_block
+
+
+def test_a_long_record_gives_the_writers_buffer_back():
+    """A snapshot's or a config's record is longer than the log writer's buffer, which grows
+    for it. The writer hands its buffer round the held records' slots (app/records.py), so
+    a grown buffer kept would leave one more grown at each such record; it is given back
+    once the record is written, and the record is whole."""
+    j = journal(blocks=32)
+    j.work(False, j.pool.fs.free)
+    j.begin()
+    size = j.lines.size
+    long_text = "x" * (3 * size)
+    assert j.record("snapshot", 5000, None, None, (("clock", long_text),))
+    assert len(j.lines.buf) == size
+    assert j.record("press", 6000, 0, 6000, (("main_ms", 0),))
+    data = j.read(1, 0, 100000)[0]
+    assert long_text.encode() in data and verify_bytes(data)["ok"]

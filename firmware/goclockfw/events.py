@@ -82,6 +82,7 @@ class EventWriter:
 
     def __init__(self, size=256, keep=True):
         self.buf = bytearray(size)
+        self.size = size  # what `give_back` returns the buffer to
         self.n = 0
         self._enc = _ENCODED  # str -> its JSON bytes (shared)
         # Whether a value's text is kept once encoded, as names always are (`put_name`).
@@ -112,6 +113,14 @@ class EventWriter:
             bigger = bytearray(size)
             copy(bigger, 0, self.buf, 0, self.n)
             self.buf = bigger
+
+    def give_back(self):
+        """The buffer back to its first size once a long line (a snapshot record, a long
+        reply) grew it: it would stay grown for good, and the log's writer hands its buffer
+        round the held records' slots (app/records.py), so each long record left one more
+        buffer grown. A new buffer (allocates): call it where allocating is fine."""
+        if len(self.buf) > self.size:
+            self.buf = bytearray(self.size)
 
     # ----- pieces ---------------------------------------------------------
 

@@ -296,10 +296,9 @@ class Protocol:
                 ints[0] = rid
                 w.n = render(w.buf, 0, tpl, len(tpl), ints, ints)
                 return w
-        if len(w.buf) > REPLY_BUF:
-            # A long reply grew it (presets.get: to 2 KB), and it would stay that size for
-            # good: given back at the next reply built this way (never a press's).
-            w.buf = bytearray(REPLY_BUF)
+        # A long reply grew it (presets.get: to 2 KB): given back at the next reply built
+        # this way (never a press's, which allocates nothing).
+        w.give_back()
         w.n = 0
         w.put_byte(123)  # "{"
         if result is _STATUS:

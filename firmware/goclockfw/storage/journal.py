@@ -460,7 +460,9 @@ class Journal:
             self.failures += 1
             return False
         self._t = t
-        return self._append(kind)
+        ok = self._append(kind)
+        lines.give_back()  # (a snapshot's, a config's line is longer than a clock event's)
+        return ok
 
     def record_clock(self, clock, kind, side, t, tick, value, extra=None):
         """Append a clock listener call as its record; True once it is durable."""

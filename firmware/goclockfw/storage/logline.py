@@ -171,7 +171,11 @@ class LineBuilder(EventWriter):
     The chain's checksums are 32-bit values, kept as 4 bytes (little-endian: bytesops)
     and never as ints: a 32-bit int is a long integer on the heap of a 32-bit port."""
 
-    def __init__(self, size=320):
+    def __init__(self, size=256):
+        # 256 bytes: a clock event's line sealed (a press with the most status fields any
+        # time control has, Ing's, is at most 217 bytes before its 17 of seal); a longer
+        # record (a snapshot, a config) grows it and `give_back` returns it after. The
+        # records' held slots keep four more of these (app/records.py).
         # (Not super(): a method using it makes the class's body return a cell, and a frozen
         # image then builds the class's dict in the heap instead of keeping it in flash.)
         EventWriter.__init__(self, size)
