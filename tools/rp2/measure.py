@@ -346,6 +346,13 @@ def in_game(s):
     caller's presses, a pause and a resume (each said at the board), a status and a
     logs.list; the probe's reply (its `mem_free` after a gc.collect()). What a boot leaves
     to be imported on first use is counted here."""
+    game_requests(s)
+    return s.request("probe")
+
+
+def game_requests(s):
+    """The commands of every game: a pause and a resume (each said at the board), a status
+    and a logs.list."""
     s.request("pause")
     s.run_for(1.0)  # 暂停 said
     s.request("resume")
@@ -353,7 +360,6 @@ def in_game(s):
     s.request("status")
     s.request("logs.list")
     s.run_for(0.5)
-    return s.request("probe")
 
 
 def deployed_heap(image, files, presses=4, chunks_folder=None, chunks=0):
@@ -366,23 +372,23 @@ def deployed_heap(image, files, presses=4, chunks_folder=None, chunks=0):
     extra = log_chunks(chunks, chunks_folder) if chunks else []
     pico, s = boot(image, files + extra, [])
     after_boot = s.wait_ready(timeout=60)["ram_free"]
+    game_started(s, presses)
+    game_requests(s)
+    return {"deployed_after_boot": after_boot, "deployed_in_game": s.request("info")["ram_free"]}
+
+
+def game_started(s, presses):
+    """The heap runs' game: TC set, a reset, White's press starting Black's clock, then
+    `presses` presses half a second apart."""
     s.request("config.set", config={"time_control": TC})
     s.request("reset")
-    s.request("press", side="white")
+    s.request("press", side="white")  # Black's clock starts
     s.run_for(1.0)
     side = "black"
     for _ in range(presses):
         s.request("press", side=side)
         side = "white" if side == "black" else "black"
         s.run_for(0.5)
-    s.request("pause")
-    s.run_for(1.0)
-    s.request("resume")
-    s.run_for(1.0)
-    s.request("status")
-    s.request("logs.list")
-    s.run_for(0.5)
-    return {"deployed_after_boot": after_boot, "deployed_in_game": s.request("info")["ram_free"]}
 
 
 def log_chunks(n, folder):
@@ -408,15 +414,7 @@ def heap(image, files, presses=4, chunks=0, log=print):
     s.wait_ready(timeout=60)
     p0 = s.request("probe")
     log("booted in %.2f emulated s; a game ..." % pico.now_s)
-    s.request("config.set", config={"time_control": TC})
-    s.request("reset")
-    s.request("press", side="white")  # Black's clock starts
-    s.run_for(1.0)
-    side = "black"
-    for _ in range(presses):
-        s.request("press", side=side)
-        side = "white" if side == "black" else "black"
-        s.run_for(0.5)
+    game_started(s, presses)
     p = in_game(s)
     out = {
         "heap_after_boot": p0["mem_free"],
