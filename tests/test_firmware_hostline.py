@@ -88,3 +88,22 @@ def test_a_long_reply_gives_its_buffer_back():
     assert len(p._replies.buf) == REPLY_BUF
     assert json.loads(p.handle_line('{"id":3,"cmd":"press","side":"white"}'))["accepted"]
     assert len(p._replies.buf) == REPLY_BUF
+
+
+def test_a_preset_that_cannot_be_read_now_is_refused_not_replaced():
+    """The presets are read from the flash when asked (storage/configstore.py): a stored
+    file damaged since boot makes `reset` to a preset, `presets.get` and the menu's line
+    say so; no game starts on a time control nobody chose, and the clock goes on."""
+    s = make_session()
+    p = s.protocol
+    mine = '[{"name":"mine","time_control":{"type":"fischer","main":60,"increment":5}}]'
+    assert json.loads(p.handle_line('{"id":1,"cmd":"presets.set","presets":%s}' % mine))["ok"]
+    with s.store.fs.open(s.store.name, "wb") as f:
+        f.write(b"{")  # damaged after it was read
+    r = json.loads(p.handle_line('{"id":2,"cmd":"reset","preset":1}'))
+    assert not r["ok"] and r["error"].startswith("presets unreadable"), r
+    r = json.loads(p.handle_line('{"id":3,"cmd":"presets.get"}'))
+    assert not r["ok"] and r["error"].startswith("presets unreadable"), r
+    s.gestures.menu = 0
+    assert s.menu() == "1 ?" and s.menu_time_control() is None
+    assert json.loads(p.handle_line('{"id":4,"cmd":"status"}'))["state"] == "idle"
