@@ -61,7 +61,7 @@ INT_ROOM = 12  # the longest decimal a small int writes ("-" and 10 digits), and
 MAX_TEMPLATES = 48  # clock event shapes kept (a game uses a dozen or so)
 MAX_CACHED = 128  # encoded strings kept, by all writers together (names, call phrases)
 # str -> its JSON bytes, shared by every writer: the log's, the events', the replies' write
-# the same names and phrases, and each kept its own copies (0.4 KB on an RP2040 in a game).
+# the same names and phrases, and each kept its own copies (176 B more free in a game).
 _ENCODED = {}
 # The numbers of the line being made, filled and rendered in one call: one list for every
 # writer (nothing writes two lines at once).
@@ -147,10 +147,10 @@ class EventWriter:
         return b
 
     def put_str(self, s):
-        b = self._enc.get(s)
-        if b is None:
-            b = self.encoded(s) if self._keep else _json_str(s)
-        self.put_bytes(b)
+        if self._keep:
+            self.put_bytes(self.encoded(s))
+        else:
+            self.put_bytes(self._enc.get(s) or _json_str(s))
 
     def put_name(self, s):
         """A member's name: kept once encoded (the names a clock writes are few)."""
@@ -399,7 +399,7 @@ class EventWriter:
         sides = clock.sides
         # The state and the side to move are strings of the line, not part of its shape:
         # one template serves every state and either side to move (a game made four, the
-        # side to move's and the other's for each state, 0.25 KB each on an RP2040).
+        # side to move's and the other's for each state, a few hundred bytes each).
         shape = mb | mw << 7 | 1 << 14
         if sides[0].absent:
             shape |= 1 << 18

@@ -369,7 +369,7 @@ class Protocol:
 
     def _event_writer(self):
         # Made by the first `watch` (not in a watched press): a clock nobody watches, most
-        # of them, keeps its 0.4 KB.
+        # of them, keeps its buffer and its caches.
         w = self._events = EventWriter()
         return w
 

@@ -25,7 +25,7 @@ def know(names):
     a request's keys, command names and sides allocate nothing (MicroPython 1.25 would
     build a slice and a bytes object for each, even when the str itself is interned).
     Both readers find them in NAMES_TABLE (jsontext.scan_flat, and `name_of` through
-    jsontext.scan_string): a dict of them by hash held 0.4 KB of an RP2040's heap more."""
+    jsontext.scan_string): a dict of them by hash, 47 slots of 8 B, held more."""
     new = []
     for name in names:
         if name not in NAMES and name not in new and len(name) < 256:

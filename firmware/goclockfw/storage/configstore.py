@@ -32,13 +32,7 @@ class ConfigStore:
 
         self.fs = fs
         self.name = name
-        self.config = configcheck.default_config()
-        # The presets are not held: read from the file when asked (`presets`, `preset`),
-        # 1 KB of the heap on an RP2040 kept free. `preset_count` is all a running clock
-        # keeps; `_stored` says whether the file's presets (True) or the defaults count.
-        self.preset_count = len(configcheck.default_presets())
-        self._stored = False
-        self._shown = None  # (index, preset): the last one `preset` read (the menu's)
+        self._defaults(configcheck)
         self.warning = None  # what went wrong at the last load, for the app to say
         self.missing = False  # the last load found no stored config at all (a first boot)
 
@@ -47,10 +41,7 @@ class ConfigStore:
         from goclockfw.core.timecontrol import ConfigError
         from goclockfw.storage import configcheck
 
-        self.config = configcheck.default_config()
-        self.preset_count = len(configcheck.default_presets())
-        self._stored = False
-        self._shown = None
+        self._defaults(configcheck)
         problems = []
         stored, problem = self.fs.read_atomic(self.name, _decode)
         self.missing = stored is None and problem == "missing"
@@ -78,6 +69,15 @@ class ConfigStore:
         else:
             self.warning = None
         return self.warning
+
+    def _defaults(self, configcheck):
+        self.config = configcheck.default_config()
+        # The presets are not held: read from the file when asked (`presets`, `preset`),
+        # 1 KB of the heap on an RP2040 kept free. `preset_count` is all a running clock
+        # keeps; `_stored` says whether the file's presets (True) or the defaults count.
+        self.preset_count = len(configcheck.default_presets())
+        self._stored = False
+        self._shown = None  # (index, preset): the last one `preset` read (the menu's)
 
     def presets(self):
         """The presets (a new list): the file's good ones, as `load` counted them, or the
