@@ -202,3 +202,43 @@ def test_a_pass_that_answered_a_host_leaves_the_refill_and_the_upkeep_to_the_nex
     s.line.feed(status, 1006 + CHECK_MS)
     s.step(1006 + CHECK_MS)  # two passes waited already: a refill waits no longer
     assert p.polls == 2
+
+
+def test_a_pass_that_looks_for_flash_work_makes_no_call_ready_besides():
+    # The upkeep's look (about 0.2 ms on an RP2040) and a call's preparation in one pass
+    # overran a period's start budget: the pass that looks and finds nothing leaves the
+    # preparation to the next, which the loop runs at once (app/wake.py: calls not
+    # ready, BUSY_MS at most).
+    s = started()
+    t = 1001
+    while t < 3000 and (s.upkeep.looks(t) or s.records.held or not s.calls_ready()):
+        s.step(t)  # the new game's flash work and first preparation done
+        s.changed = False
+        t += 1
+    assert s.calls_ready() and not s.upkeep.looks(t)
+    s.commands.button_press(0, t)  # Black moves: White's deadline is planned
+    while s.records.held:
+        t += 1
+        s.step(t)
+        s.changed = False
+    looks = []
+    due = s.upkeep.due
+
+    def due_seen(running, now):
+        answer = due(running, now)
+        looks.append((now, answer))
+        return answer
+
+    s.upkeep.due = due_seen
+    prepared = []
+    prepare = s.clock.prepare
+    s.clock.prepare = lambda: prepared.append(s.now) or prepare()
+    t += 1
+    s.upkeep.check_at = t
+    assert not s.calls_ready()
+    s.step(t)
+    s.changed = False
+    assert (looks, prepared) == ([(t, False)], [])
+    assert not s.calls_ready()
+    s.step(t + 1)  # no look due now: the preparation's pass
+    assert (looks, prepared) == ([(t, False)], [t + 1])

@@ -8,7 +8,7 @@ progress mark further away than the worst case of the step (ERASE_WORST_MS for e
 block it may erase, plus QUIET_SLACK_MS).
 
     up = Upkeep(session)
-    up.due(running, now)   # is there work, and is now quiet enough for it? (every pass)
+    up.due(running, now)   # is there work, and is now quiet enough for it? (when up.looks)
     up.run(running, now)   # one step of it
     up.free_ms(now)        # ms until something must happen on time (the display asks too)
 
@@ -62,12 +62,13 @@ class Upkeep:
         return ms if ms > 0 else 0
 
     def due(self, running, now):
-        """A snapshot or journal work to do, and the quiet its worst case needs. Every pass
-        asks: after an answer of no (nothing to do, not quiet now, a failed step's back-off)
-        the question is asked again CHECK_MS later, and at once after a step of work (one
-        erase a pass)."""
+        """A snapshot or journal work to do, and the quiet its worst case needs. Asked in
+        every pass where `looks` (at most CHECK_MS apart, a pass that answered a host
+        aside): after an answer of no (nothing to do, not quiet now, a failed step's
+        back-off) the question is asked again CHECK_MS later, and at once after a step of
+        work (one erase a pass)."""
         if self._waiting and ticks_diff(now, self._retry_at) >= 0:
-            # Seen passed here, in the pass it passes (every pass asks): a tick difference
+            # Seen passed here, at most a few CHECK_MS after it passes: a tick difference
             # taken days later, with nothing wanted meanwhile, could read as negative again.
             self._waiting = False
         if ticks_diff(now, self.check_at) < 0:
