@@ -591,8 +591,14 @@ def figures(r):
         ),
         "period_us": (
             r["period"]["us"],
-            "%d us (flash around it: %d erases, %d programs)"
-            % (r["period"]["us"], r["period"]["erases"], r["period"]["programs"]),
+            "%d us (flash around it: %d erases, %d programs; what the step did, the"
+            " probe's `_what`: %s)"
+            % (
+                r["period"]["us"],
+                r["period"]["erases"],
+                r["period"]["programs"],
+                r["period"]["what"],
+            ),
         ),
         "pass_lock_errors": (
             g["lock"]["errors"],
