@@ -6,7 +6,7 @@ since the last pass; `wait` only records how long the loop would sleep, and the 
 timer for the next pass. Nothing here blocks or reads a clock.
 
 - Buttons: the keys of `make sim` (desktop/board.py): a tap of the left button, of the
-  right one, of the arbiter key (TAP_MS long), and the arbiter key held down until told to
+  right one, of the arbiter key (desktop/keys.py: TAP_MS long), and the arbiter key held down until told to
   let go; the on-screen buttons also press and release for as long as they are held.
 - Display: an SSD1306 128x64 (browser/oled.py) that app/screen.py draws on, as on a board.
 - Speaker: desktop/parts.py's, which tells the page which clip to play (the page decodes
@@ -26,10 +26,10 @@ from goclockfw.app.buttons import CHANNEL_NAMES
 from goclockfw.board.base import Board, take_pending
 from goclockfw.browser.flash import BrowserFS, ChunkFiles
 from goclockfw.browser.oled import Oled
-from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
+from goclockfw.core.ticks import TICKS_MAX
+from goclockfw.desktop.keys import KeyButtons
 from goclockfw.desktop.parts import DesktopPlayer
 
-TAP_MS = 80  # how long a key's tap holds its button down (as desktop/board.py's)
 TX_ROOM = 4096  # bytes the virtual line takes in one pass
 FLASH_ROOT = "/flash"
 SOUNDS = "/sounds"
@@ -50,10 +50,8 @@ class BrowserBoard(Board):
         self.now = now & TICKS_MAX
         self.wait_ms = 0  # what the last pass asked to sleep
         self.kbd = -1
-        self._down = bytearray(3)  # held (on-screen button, or "h")
-        for name in held:  # held at power-up
-            self._down[CHANNEL_NAMES.index(name)] = 1
-        self._tap_end = [None, None, None]
+        # Taps and holds (on-screen buttons, keys); `held`: down at power-up.
+        self.keys = KeyButtons(self.ring, [CHANNEL_NAMES.index(n) for n in held])
         self._rx = bytearray()
         self._tx = bytearray()
         self._out = []
@@ -70,45 +68,27 @@ class BrowserBoard(Board):
     def wake_ms(self, running, now):
         """Ms until a tap lets its button go, or None: the page runs a pass at once when an
         input comes."""
-        best = None
-        for end in self._tap_end:
-            if end is not None:
-                d = ticks_diff(end, now)
-                d = d if d > 0 else 0
-                if best is None or d < best:
-                    best = d
-        return best
+        return self.keys.next_release_ms(now)
 
     # ----- buttons ------------------------------------------------------------------
 
     def level(self, ch):
-        return 1 if self._down[ch] or self._tap_end[ch] is not None else 0
+        return self.keys.level(ch)
 
     def tap(self, ch, now):
-        was = self.level(ch)
-        self._tap_end[ch] = ticks_add(now, TAP_MS)
-        if not was:
-            self.ring.put(ch, now, 1)
+        self.keys.tap(ch, now)
 
     def hold(self, ch, down, now):
-        was = self.level(ch)
-        self._down[ch] = 1 if down else 0
-        if self.level(ch) != was:
-            self.ring.put(ch, now, self.level(ch))
+        self.keys.hold(ch, down, now)
 
     def toggle(self, ch, now):
-        self.hold(ch, not self._down[ch], now)
+        self.keys.toggle(ch, now)
 
     def held(self, ch):
-        return self._down[ch] == 1
+        return self.keys.held(ch)
 
     def poll_inputs(self, now):
-        for ch in range(3):
-            end = self._tap_end[ch]
-            if end is not None and ticks_diff(now, end) >= 0:
-                self._tap_end[ch] = None
-                if not self._down[ch]:
-                    self.ring.put(ch, end, 0)
+        self.keys.release(now)
 
     # ----- serial ---------------------------------------------------------------------
 

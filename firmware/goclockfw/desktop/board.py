@@ -24,7 +24,7 @@ Set up by environment variables (tools/termclock and the tests set them):
 
 Keys (one byte each; a line typed in a terminal works too): "a" taps the left
 button, "l" the right one, space the arbiter key, "h" holds the arbiter key
-down until the next "h", "q" quits. A tap is TAP_MS long. Lines starting with
+down until the next "h", "q" quits. A tap is TAP_MS long (desktop/keys.py). Lines starting with
 "!" are commands for scripts: "!down left|right|arbiter", "!up ...",
 "!wait N" (virtual time: run the clock N ms, then print {"waited": tick}),
 "!quit". The keys stream ending also quits.
@@ -48,10 +48,10 @@ from goclockfw.app.buttons import ARBITER, CHANNEL_NAMES, LEFT, RIGHT
 from goclockfw.board.base import Board, write_part
 from goclockfw.core.ticks import TICKS_MAX, ticks_add, ticks_diff
 from goclockfw.desktop.flash import NorFlash
+from goclockfw.desktop.keys import KeyButtons
 from goclockfw.desktop.parts import DesktopPlayer
 from goclockfw.storage.fs import FS
 
-TAP_MS = 80  # how long a key holds its button down
 KEYS = {ord("a"): LEFT, ord("l"): RIGHT, ord(" "): ARBITER}
 MOUNT = "/flash"
 # The Pico's flash file system (MicroPython rp2: 1408 KB of 4 KB blocks, programs of 256 B).
@@ -93,11 +93,11 @@ class DesktopBoard(Board):
         self._now = _env_int("GOCLOCK_T0", 0) & TICKS_MAX
         self._t0_real = time.ticks_ms()
         self._target = None  # virtual time: the tick "!wait" runs to
-        self._down = bytearray(3)  # held by "!down" / "h"
-        for name in (os.getenv("GOCLOCK_HELD") or "").split(","):  # held at power-up
-            if name in CHANNEL_NAMES:
-                self._down[CHANNEL_NAMES.index(name)] = 1
-        self._tap_end = [None, None, None]  # tick a key tap lets go
+        held = (os.getenv("GOCLOCK_HELD") or "").split(",")  # held at power-up
+        # A key taps its button; "h", "!down" and "!up" hold and let go.
+        self.keys = KeyButtons(
+            self.ring, [CHANNEL_NAMES.index(n) for n in held if n in CHANNEL_NAMES]
+        )
         self._line = bytearray()  # a "!" command being read
         self._in_cmd = False
         self._one = bytearray(1)
@@ -170,27 +170,10 @@ class DesktopBoard(Board):
     # ----- keys and buttons -------------------------------------------------
 
     def level(self, ch):
-        return 1 if self._down[ch] or self._tap_end[ch] is not None else 0
-
-    def _press(self, ch, now):
-        was = self.level(ch)
-        self._tap_end[ch] = ticks_add(now, TAP_MS)
-        if not was:
-            self.ring.put(ch, now, 1)
-
-    def _set(self, ch, down, now):
-        was = self.level(ch)
-        self._down[ch] = 1 if down else 0
-        if self.level(ch) != was:
-            self.ring.put(ch, now, self.level(ch))
+        return self.keys.level(ch)
 
     def poll_inputs(self, now):
-        for ch in range(3):
-            end = self._tap_end[ch]
-            if end is not None and ticks_diff(now, end) >= 0:
-                self._tap_end[ch] = None
-                if not self._down[ch]:
-                    self.ring.put(ch, end, 0)
+        self.keys.release(now)
         # Keys are read one byte at a time, and not at all while "!wait" runs:
         # what follows a wait in a script happens after it.
         while self._target is None and self._keys is not None and self._ready(self._keys):
@@ -208,16 +191,7 @@ class DesktopBoard(Board):
     def wake_ms(self, running, now):
         """Ms until a key tap lets its button go, or None: the desktop's wait returns at
         once when a key or a serial byte comes."""
-        best = None
-        for ch in range(3):
-            end = self._tap_end[ch]
-            if end is not None:
-                d = ticks_diff(end, now)
-                if d < 0:
-                    d = 0
-                if best is None or d < best:
-                    best = d
-        return best
+        return self.keys.next_release_ms(now)
 
     def _ready(self, stream):
         for obj, _ev in self._poll.ipoll(0):
@@ -239,9 +213,9 @@ class DesktopBoard(Board):
             return
         ch = KEYS.get(b)
         if ch is not None:
-            self._press(ch, now)
+            self.keys.tap(ch, now)
         elif b == ord("h"):
-            self._set(ARBITER, not self._down[ARBITER], now)
+            self.keys.toggle(ARBITER, now)
         elif b == ord("q"):
             self.quit = True
 
@@ -252,7 +226,7 @@ class DesktopBoard(Board):
         cmd = words[0]
         arg = words[1] if len(words) > 1 else ""
         if cmd in ("down", "up") and arg in CHANNEL_NAMES:
-            self._set(CHANNEL_NAMES.index(arg), cmd == "down", now)
+            self.keys.hold(CHANNEL_NAMES.index(arg), cmd == "down", now)
         elif cmd == "wait" and self.virtual:
             try:
                 ms = int(arg)

@@ -6,7 +6,7 @@ import { SimClock } from "./sim/simclock.js";
 
 const $ = (id) => document.getElementById(id);
 const status = $("status");
-const TAP_MS = 80; // as long as a key holds its button (browser/board.py)
+const TAP_MS = 80; // as long as a key holds its button (desktop/keys.py)
 const KEYS = { a: "tap:left", l: "tap:right", " ": "tap:arbiter", h: "toggle:arbiter" };
 
 function setStatus(text, error = false) {
