@@ -60,7 +60,7 @@ def run_for(ms):
 
 
 def press(ch):
-    board._press(ch, board._now)
+    board.keys.tap(ch, board._now)
     run_for(200)
 
 

@@ -91,7 +91,7 @@ def run_for(ms, step=app_step):
 
 
 def press(ch):
-    board._press(ch, board._now)  # what the pin interrupt records
+    board.keys.tap(ch, board._now)  # what the pin interrupt records
     run_for(200)
 
 
