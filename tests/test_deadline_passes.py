@@ -174,8 +174,9 @@ def test_a_held_record_waits_while_the_player_wants_its_next_block():
 
 def test_a_pass_that_answered_a_host_leaves_the_refill_and_the_upkeep_to_the_next_pass():
     # The reply goes out at the end of the pass that answered it: that pass does no more
-    # than it must. The refill waits a pass (one at most), the upkeep's look too, unless
-    # it is CHECK_MS overdue (a host asking in every pass does not starve it).
+    # than it must. The refill waits a pass (one at most), the upkeep's look too, and a
+    # pass that refills leaves the look to the next, unless it is CHECK_MS overdue (a host
+    # asking in every pass does not starve it).
     from goclockfw.app.upkeep import CHECK_MS
 
     s = started()
@@ -190,18 +191,23 @@ def test_a_pass_that_answered_a_host_leaves_the_refill_and_the_upkeep_to_the_nex
     s.line.feed(status, 1002)
     s.step(1002)
     assert (p.polls, looks) == (0, [])
-    s.step(1003)  # the next pass: both
-    assert (p.polls, looks) == (1, [1003])
+    s.step(1003)  # the next pass: the refill
+    assert (p.polls, looks) == (1, [])
+    p.wants = False  # (its block taken: no refill in the next pass)
+    s.step(1004)  # then the look
+    assert (p.polls, looks) == (2, [1004])
+    p.wants = True
     s.upkeep.check_at = 1004
     s.line.feed(status, 1004 + CHECK_MS)
     s.step(1004 + CHECK_MS)  # overdue: looked at all the same, the refill still waits
-    assert (p.polls, looks) == (1, [1003, 1004 + CHECK_MS])
+    assert (p.polls, looks) == (2, [1004, 1004 + CHECK_MS])
     s.line.feed(status, 1005 + CHECK_MS)
     s.step(1005 + CHECK_MS)  # a second pass that answered: the refill waits again
-    assert p.polls == 1
+    assert p.polls == 2
     s.line.feed(status, 1006 + CHECK_MS)
     s.step(1006 + CHECK_MS)  # two passes waited already: a refill waits no longer
-    assert p.polls == 2
+    assert p.polls == 3
+    assert looks == [1004, 1004 + CHECK_MS]  # (the look's next is CHECK_MS later)
 
 
 def test_a_pass_that_looks_for_flash_work_makes_no_call_ready_besides():

@@ -389,10 +389,12 @@ class Session:
             self.notice("voice", a.fault, now, speak=False)
             a.fault = None
         up = self.upkeep
-        # A pass that looks for flash work (about 0.2 ms on an RP2040, whatever it finds)
-        # makes no call ready besides: the two in one pass would overrun a period's start
-        # budget. The next pass does it (app/wake.py comes back at once while calls wait).
-        looked = (not asked or up.overdue(now)) and up.looks(now)
+        # The look for flash work (about 0.2 ms on an RP2040, whatever it finds) shares no
+        # pass with other work: not with a deadline's, a record's, a refill's or a
+        # request's (the next pass looks, app/wake.py comes back at once; unless it is
+        # CHECK_MS overdue, so that busy passes do not starve it), nor with a call made
+        # ready (the next pass makes it). Two such in one pass overran a period's start.
+        looked = (not heavy or up.overdue(now)) and up.looks(now)
         if looked and up.due(running, now):
             up.run(running, now)
         elif (

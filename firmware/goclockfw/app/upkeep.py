@@ -63,8 +63,8 @@ class Upkeep:
 
     def due(self, running, now):
         """A snapshot or journal work to do, and the quiet its worst case needs. Asked in
-        every pass where `looks` (at most CHECK_MS apart, a pass that answered a host
-        aside): after an answer of no (nothing to do, not quiet now, a failed step's
+        every pass where `looks` that has no other work (Session.step), and at most
+        CHECK_MS late: after an answer of no (nothing to do, not quiet now, a failed step's
         back-off) the question is asked again CHECK_MS later, and at once after a step of
         work (one erase a pass)."""
         if self._waiting and ticks_diff(now, self._retry_at) >= 0:
@@ -89,8 +89,8 @@ class Upkeep:
         return ticks_diff(now, self.check_at) >= 0
 
     def overdue(self, now):
-        """Has `due` not looked for CHECK_MS past its time (passes that answered a host
-        leave it to the next pass: one that answers every pass still looks this often)?"""
+        """Has `due` not looked for CHECK_MS past its time (passes with other work leave
+        it to the next pass: a loop busy every pass still looks this often)?"""
         return ticks_diff(now, self.check_at) >= CHECK_MS
 
     def _may_retry(self):

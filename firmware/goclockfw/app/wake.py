@@ -97,7 +97,7 @@ def loop_ms(loop, now):
         ms = d
     if ms > 1 and s.upkeep.looks(now):
         # One erase a pass: the next pass at once (the loop's sleep is long now); or the
-        # step left its look for work to the next pass (it answered a host): that one.
+        # step left its look for work to the next pass (it had other work): that one.
         ms = 1
     if s.out.used and ms > BUSY_MS:
         ms = BUSY_MS  # output waiting for the host: come back soon to send more
