@@ -171,6 +171,19 @@ def test_a_clip_too_long_for_its_slot_is_named(takes, tmp_path, capsys):
     assert (out / "manifest.json").exists() and not (out / "stale.wav").exists()
 
 
+def test_json_gives_each_clip_and_the_too_long_ones(takes, tmp_path, capsys):
+    long_five = utterance(16000, 0.9, 0.5, seed=3)
+    (takes / "count_5.wav").write_bytes(wav_bytes([long_five], 16000))
+    rc, text, err = run(capsys, "voice", "convert", "--json", takes, tmp_path / "mine")
+    assert rc == 2 and "1 clip too long for its slot" in err
+    got = json.loads(text)
+    assert (got["profile"], got["ok"], got["dir"]) == ("en", False, str(tmp_path / "mine"))
+    assert got["clips"]["count_5.wav"]["phrase"] == "5"
+    assert got["clips"]["count_5.wav"]["duration_ms"] == 940
+    assert got["too_long"] and "count_5.wav" in got["too_long"][0]
+    assert any(p.startswith("too long: 5: 940 ms") for p in got["problems"])
+
+
 def test_missing_recordings_are_listed_and_nothing_is_written(takes, tmp_path, capsys):
     os.remove(takes / "sec_20.wav")
     os.remove(takes / "resume.wav")

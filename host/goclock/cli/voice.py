@@ -97,55 +97,9 @@ def do_voice_convert(args):
         )
     long_ones = convert.too_long(report, clips)
     if getattr(args, "json", False):
-        ui.print_json(
-            {
-                "src": src,
-                "dir": args.out,
-                "profile": profile,
-                "ok": report.ok,
-                "clips": {
-                    c.file: {
-                        "phrase": c.phrase,
-                        "source": c.source,
-                        "duration_ms": c.duration_ms,
-                        "lufs_in": round(c.lufs_in, 1),
-                        "gain_db": round(c.gain_db, 1),
-                        "limited_db": round(c.limited_db, 1),
-                        "lufs": round(c.lufs_out, 1),
-                    }
-                    for c in clips
-                },
-                "too_long": long_ones,
-                "problems": report.problems,
-                "notes": notes + report.notes,
-            }
-        )
+        _print_converted_json(args, src, profile, clips, report, notes, long_ones)
     else:
-        speech = sum(c.samples for c in clips) / convert.RATE
-        level = (
-            "loudness %.1f LUFS" % args.target_lufs
-            if gain is None
-            else "a fixed gain of %+.1f dB" % gain
-        )
-        gains = [c.gain_db for c in clips]
-        limited = [c for c in clips if c.limited_db > 0.05]
-        print(
-            "%s -> %s: %d clips, profile %s (%s), %.1f s of speech, 16 kHz IMA ADPCM"
-            % (src, args.out, len(clips), profile, why, speech)
-        )
-        if limited:
-            peaks = "peaks limited to %.0f dBFS in %d clip(s), by at most %.1f dB" % (
-                convert.CEILING_DB,
-                len(limited),
-                max(c.limited_db for c in limited),
-            )
-        else:
-            peaks = "no peak over %.0f dBFS" % convert.CEILING_DB
-        print("%s (gain %+.1f to %+.1f dB); %s" % (level, min(gains), max(gains), peaks))
-        for note in notes:
-            print("note: " + note)
-        for line in report.lines():
-            print(line)
+        _print_converted(args, src, profile, why, clips, report, notes)
     if long_ones:
         raise GoclockError(
             "%s: %s too long for %s (say them faster, or leave less pause "
@@ -163,6 +117,63 @@ def do_voice_convert(args):
             % (args.out, ui.plural(len(report.problems), "problem"))
         )
     return 0
+
+
+def _print_converted_json(args, src, profile, clips, report, notes, long_ones):
+    """`voice convert --json`: each clip's figures, the problems and the notes."""
+    ui.print_json(
+        {
+            "src": src,
+            "dir": args.out,
+            "profile": profile,
+            "ok": report.ok,
+            "clips": {
+                c.file: {
+                    "phrase": c.phrase,
+                    "source": c.source,
+                    "duration_ms": c.duration_ms,
+                    "lufs_in": round(c.lufs_in, 1),
+                    "gain_db": round(c.gain_db, 1),
+                    "limited_db": round(c.limited_db, 1),
+                    "lufs": round(c.lufs_out, 1),
+                }
+                for c in clips
+            },
+            "too_long": long_ones,
+            "problems": report.problems,
+            "notes": notes + report.notes,
+        }
+    )
+
+
+def _print_converted(args, src, profile, why, clips, report, notes):
+    """`voice convert`: what was made, at what level and gain, then the pack's check."""
+    gain = args.gain
+    speech = sum(c.samples for c in clips) / convert.RATE
+    level = (
+        "loudness %.1f LUFS" % args.target_lufs
+        if gain is None
+        else "a fixed gain of %+.1f dB" % gain
+    )
+    gains = [c.gain_db for c in clips]
+    limited = [c for c in clips if c.limited_db > 0.05]
+    print(
+        "%s -> %s: %d clips, profile %s (%s), %.1f s of speech, 16 kHz IMA ADPCM"
+        % (src, args.out, len(clips), profile, why, speech)
+    )
+    if limited:
+        peaks = "peaks limited to %.0f dBFS in %d clip(s), by at most %.1f dB" % (
+            convert.CEILING_DB,
+            len(limited),
+            max(c.limited_db for c in limited),
+        )
+    else:
+        peaks = "no peak over %.0f dBFS" % convert.CEILING_DB
+    print("%s (gain %+.1f to %+.1f dB); %s" % (level, min(gains), max(gains), peaks))
+    for note in notes:
+        print("note: " + note)
+    for line in report.lines():
+        print(line)
 
 
 def do_voice_phrases(args):
