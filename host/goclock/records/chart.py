@@ -150,6 +150,31 @@ def plot(record, path):
     else:
         fig, ax = plt.subplots(figsize=(10, 4.5))
         ax_over = None
+    _plot_main(ax, d, record.game)
+    _plot_marks(ax, ax_over, d["marks"])
+    ax.legend(loc="lower left")
+    if ax_over is not None:
+        _plot_overtime(ax_over, d)
+    bottom = ax_over if ax_over is not None else ax
+    step = _move_step(d["last"])
+    bottom.set_xticks(list(range(0, d["last"] + 1, step)))
+    bottom.set_xlim(-0.3, d["end"])
+    bottom.set_xlabel("move")
+    letters = sorted({m[1] for m in d["marks"]}, key="PALRFX".index)
+    if letters:
+        fig.text(
+            0.01,
+            0.005,
+            "marks: " + ", ".join("%s %s" % (k, MARK_NAMES[k]) for k in letters),
+            fontsize=9,
+        )
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _plot_main(ax, d, game):
+    """Each side's main time left (or time used, untimed) after each of its moves."""
     style = {
         "black": {"marker": "o", "markerfacecolor": COLOURS["black"]},
         "white": {"marker": "s", "markerfacecolor": "white", "markeredgewidth": 2},
@@ -170,9 +195,14 @@ def plot(record, path):
         )
     _time_axis(ax, max_main)
     title = "time used so far (untimed)" if d["untimed"] else "main time left after each move"
-    ax.set_title("game %s: %s" % (record.game, title), loc="left")
-    stacked = {}  # marks at the same place: their letters one below the other
-    for x, letter, _kind, _side in d["marks"]:
+    ax.set_title("game %s: %s" % (game, title), loc="left")
+
+
+def _plot_marks(ax, ax_over, marks):
+    """The game's marks (pauses, adjustments, flags...) as lines through both charts, their
+    letters on the top one, one below the other where they share a move."""
+    stacked = {}
+    for x, letter, _kind, _side in marks:
         colour = "#c00000" if letter in ("F", "X") else "#6a5acd"
         for a in (ax, ax_over) if ax_over is not None else (ax,):
             a.axvline(x, color=colour, linestyle="--", linewidth=1)
@@ -186,47 +216,34 @@ def plot(record, path):
             va="top",
             transform=ax.get_xaxis_transform(),
         )
-    ax.legend(loc="lower left")
-    if ax_over is not None:
-        max_over = 1000
-        width = 0.6
-        for side in SIDES:
-            bars = d["over"][side]
-            if not bars:
-                continue
-            max_over = max([max_over] + [ms for _, ms, _ in bars])
-            ax_over.bar(
-                [n for n, _, _ in bars],
-                [ms for _, ms, _ in bars],
-                width=width,
-                color=COLOURS["black"] if side == "black" else "white",
-                edgecolor=COLOURS[side],
-                linewidth=2,
-            )
-            for n, ms, count in bars:
-                if count is not None:
-                    ax_over.text(
-                        n, ms, str(count), ha="center", va="bottom", color=COLOURS[side], fontsize=9
-                    )
-        _time_axis(ax_over, max_over)
-        what = "block" if d["type"] == "canadian" else "period"
-        left = "moves" if d["type"] == "canadian" else "periods"
-        ax_over.set_title(
-            "overtime: left of the %s at each move (%s left above)" % (what, left), loc="left"
+
+
+def _plot_overtime(ax_over, d):
+    """Each overtime move's time left of its period or block, the periods or moves left
+    written above its bar."""
+    max_over = 1000
+    width = 0.6
+    for side in SIDES:
+        bars = d["over"][side]
+        if not bars:
+            continue
+        max_over = max([max_over] + [ms for _, ms, _ in bars])
+        ax_over.bar(
+            [n for n, _, _ in bars],
+            [ms for _, ms, _ in bars],
+            width=width,
+            color=COLOURS["black"] if side == "black" else "white",
+            edgecolor=COLOURS[side],
+            linewidth=2,
         )
-    bottom = ax_over if ax_over is not None else ax
-    step = _move_step(d["last"])
-    bottom.set_xticks(list(range(0, d["last"] + 1, step)))
-    bottom.set_xlim(-0.3, d["end"])
-    bottom.set_xlabel("move")
-    letters = sorted({m[1] for m in d["marks"]}, key="PALRFX".index)
-    if letters:
-        fig.text(
-            0.01,
-            0.005,
-            "marks: " + ", ".join("%s %s" % (k, MARK_NAMES[k]) for k in letters),
-            fontsize=9,
-        )
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
+        for n, ms, count in bars:
+            if count is not None:
+                ax_over.text(
+                    n, ms, str(count), ha="center", va="bottom", color=COLOURS[side], fontsize=9
+                )
+    _time_axis(ax_over, max_over)
+    what = "block" if d["type"] == "canadian" else "period"
+    left = "moves" if d["type"] == "canadian" else "periods"
+    ax_over.set_title(
+        "overtime: left of the %s at each move (%s left above)" % (what, left), loc="left"
+    )
