@@ -235,6 +235,34 @@ def merge(game, record):
     # times go on the SGF's moves from there.
     skip = moves[0]["n"] - 1 if moves else 0
     nodes = nodes[skip:]
+    node_of_move, timed, i, j = _match(moves, nodes, skip, tc, warnings)
+    mismatch = None
+    left_moves, left_nodes = len(moves) - i, len(nodes) - j
+    if left_moves or left_nodes:
+        mismatch = (
+            "the SGF has %d moves and the clock log %d: times written on the first %d only"
+            % (len(nodes) + skip, len(moves) + skip, skip + j)
+        )
+    elif tc.get("type") == "untimed" and moves:
+        mismatch = (
+            "an untimed game: SGF has no property for the time a move took, so no BL/WL "
+            "were written (goclock logs export has every move's time)"
+        )
+    _root_notes(root, record, warnings)
+    _comment_actions(record, root, node_of_move)
+    return {
+        "sgf_moves": len(nodes) + skip,
+        "log_moves": len(moves) + skip,
+        "timed": timed,
+        "mismatch": mismatch,
+        "warnings": warnings,
+    }
+
+
+def _match(moves, nodes, skip, tc, warnings):
+    """The clock's moves against the SGF's, in order, each one's times written on its node;
+    a timeout the clock ruled a pass is matched to the SGF's pass, or warned about.
+    Returns (node of each move's index, moves given times, moves matched, nodes matched)."""
     timed = 0
     node_of_move = {}  # index into moves -> its SGF node
     i = j = 0  # moves[i], nodes[j]
@@ -274,27 +302,7 @@ def merge(game, record):
             timed += 1
         i += 1
         j += 1
-    mismatch = None
-    left_moves, left_nodes = len(moves) - i, len(nodes) - j
-    if left_moves or left_nodes:
-        mismatch = (
-            "the SGF has %d moves and the clock log %d: times written on the first %d only"
-            % (len(nodes) + skip, len(moves) + skip, skip + j)
-        )
-    elif tc.get("type") == "untimed" and moves:
-        mismatch = (
-            "an untimed game: SGF has no property for the time a move took, so no BL/WL "
-            "were written (goclock logs export has every move's time)"
-        )
-    _root_notes(root, record, warnings)
-    _comment_actions(record, root, node_of_move)
-    return {
-        "sgf_moves": len(nodes) + skip,
-        "log_moves": len(moves) + skip,
-        "timed": timed,
-        "mismatch": mismatch,
-        "warnings": warnings,
-    }
+    return node_of_move, timed, i, j
 
 
 def timed_sgf(record):
