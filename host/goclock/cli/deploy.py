@@ -93,6 +93,26 @@ def do_deploy(args, open_board=link_board.Board, install_driver=mip.install, rom
         return _deploy(args, open_board, install_driver, plan, rom, romfs)
 
 
+def _print_plan(args, plan, rom, pack, display):
+    """`deploy --dry-run`: what would be written where, and what removed."""
+    if rom:
+        print(
+            "%s (%d B: the package's .mpy files, under lib/) -> the board's ROMFS "
+            "partition, mounted at /rom (mpremote romfs deploy)"
+            % (os.path.basename(rom), os.path.getsize(rom))
+        )
+    for local, remote in plan:
+        print("%s -> :%s" % (os.path.basename(local), remote))
+    if pack:
+        print("%s/ -> :/sounds/%s/" % (pack, args.voice))
+    if display and not args.no_mip:
+        print("mip install %s (the display driver, from micropython-lib)" % mip.DRIVER)
+    print(
+        "then removed: firmware files an older deploy left (under %s, and modules at the "
+        "root); the config, the game logs and the voice packs stay" % firmware.LIB
+    )
+
+
 def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_romfs):
     spec, _path = firmware.board_spec(args.board)
     display = "display" in spec
@@ -105,22 +125,7 @@ def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_ro
                 % (args.voice, ", ".join(resources.voice_packs()))
             )
     if args.dry_run:
-        if rom:
-            print(
-                "%s (%d B: the package's .mpy files, under lib/) -> the board's ROMFS "
-                "partition, mounted at /rom (mpremote romfs deploy)"
-                % (os.path.basename(rom), os.path.getsize(rom))
-            )
-        for local, remote in plan:
-            print("%s -> :%s" % (os.path.basename(local), remote))
-        if pack:
-            print("%s/ -> :/sounds/%s/" % (pack, args.voice))
-        if display and not args.no_mip:
-            print("mip install %s (the display driver, from micropython-lib)" % mip.DRIVER)
-        print(
-            "then removed: firmware files an older deploy left (under %s, and modules at the "
-            "root); the config, the game logs and the voice packs stay" % firmware.LIB
-        )
+        _print_plan(args, plan, rom, pack, display)
         return 0
     port = discovery.choose_port(args.port)
     link_board.guard(port, args.force)
