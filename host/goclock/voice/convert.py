@@ -287,7 +287,16 @@ def convert(
         except (wavin.WavError, OSError) as exc:
             bad.append("%s: %s" % (path, _reason(exc)))
     _refuse(bad)
-    clips, notes = [], []
+    clips, notes = _convert_all(profile, found, target_lufs, gain_db, progress)
+    notes += ["%s is not a clip of profile %s: not used" % (n, name) for n in unused]
+    report = _write_pack(src, out, name, clips)
+    return clips, notes, report, name, why
+
+
+def _convert_all(profile, found, target_lufs, gain_db, progress):
+    """Each required phrase's recording converted: (clips, notes); every recording that
+    cannot be used is named, and nothing is returned then (`_refuse`)."""
+    bad, clips, notes = [], [], []
     resamplers = {}
     for i, phrase in enumerate(pack.required_phrases(profile)):
         fname, path = found[phrase]
@@ -302,7 +311,12 @@ def convert(
         if progress:
             progress(i + 1, len(found), fname)
     _refuse(bad)
-    notes += ["%s is not a clip of profile %s: not used" % (n, name) for n in unused]
+    return clips, notes
+
+
+def _write_pack(src, out, name, clips):
+    """The clips and the kept files written into `out`, checked, and the manifest written
+    when the check passes: the check's report, as `voice check OUT` gives it."""
     try:
         os.makedirs(out, exist_ok=True)
         _clear_out(out)
@@ -322,7 +336,7 @@ def convert(
         raise DeviceIOError(
             "cannot write the pack into %s: %s" % (out, exc.strerror or exc)
         ) from None
-    return clips, notes, report, name, why
+    return report
 
 
 def too_long(report, clips):
