@@ -187,7 +187,6 @@ def title(record):
 
 
 def print_report(record, check=None):
-    tc = record.time_control or {}
     con = ui.console()
     con.print("%s: %s" % (title(record), record.outcome))
     line = gameinfo.summary_line(record)
@@ -196,15 +195,7 @@ def print_report(record, check=None):
     line = gameinfo.final_line(record)
     if line:
         con.print(line)
-    table = Table(title="time per move", header_style="bold")
-    for col in ("#", "side", "at", "used", "left"):
-        table.add_column(col, justify="right" if col != "side" else "left")
-    for m in record.moves:
-        used = ui.time_used(m.get("used_ms"))
-        if m.get("pass"):
-            used = "pass (ruling) %s" % used
-        table.add_row(str(m["n"]), m["side"], ui.time_used(m.get("t")), used, _left_text(tc, m))
-    con.print(table)
+    con.print(_moves_table(record))
     rep = record.replayed
     actions = rep.actions()
     if actions:
@@ -214,6 +205,29 @@ def print_report(record, check=None):
         for step in actions:
             acts.add_row(ui.time_used(step.rec.get("t")), str(step.number), step.words())
         con.print(acts)
+    con.print(_totals_table(record))
+    _print_account(con, record)
+    for place in rep.refused:
+        con.print("goclock: warning: %s: the clock's core refuses this action on replay" % place)
+    con.print("log: %s" % (check.verdict if check is not None else record.verdict))
+
+
+def _moves_table(record):
+    """Each move: its number, side, when, the time it took, the time left after it."""
+    tc = record.time_control or {}
+    table = Table(title="time per move", header_style="bold")
+    for col in ("#", "side", "at", "used", "left"):
+        table.add_column(col, justify="right" if col != "side" else "left")
+    for m in record.moves:
+        used = ui.time_used(m.get("used_ms"))
+        if m.get("pass"):
+            used = "pass (ruling) %s" % used
+        table.add_row(str(m["n"]), m["side"], ui.time_used(m.get("t")), used, _left_text(tc, m))
+    return table
+
+
+def _totals_table(record):
+    """Each side's moves, time used, average and longest move, moves in overtime."""
     totals = Table(title="totals", header_style="bold")
     for col in ("side", "moves", "used", "average", "longest", "in overtime"):
         totals.add_column(col)
@@ -231,24 +245,26 @@ def print_report(record, check=None):
             longest,
             str(s["overtime_moves"]),
         )
-    con.print(totals)
+    return totals
+
+
+def _print_account(con, record):
+    """What explains each side's main time left (the account), when the log has one."""
     acc = account(record)
-    if acc:
-        book = Table(title="main time: what explains the time left", header_style="bold")
-        book.add_column("")
+    if not acc:
+        return
+    book = Table(title="main time: what explains the time left", header_style="bold")
+    book.add_column("")
+    for side in SIDES:
+        book.add_column(side, justify="right")
+    rows, adds_up = account_rows(acc, bool(record.cut))
+    for label, texts in rows:
+        book.add_row(label, *(texts[s] for s in SIDES))
+    book.add_row("the clock shows", *(ui.side_text(acc[s]["status"]) for s in SIDES))
+    con.print(book)
+    if not adds_up:
+        con.print("to the millisecond (each figure above rounded by the clock's rule):")
         for side in SIDES:
-            book.add_column(side, justify="right")
-        rows, adds_up = account_rows(acc, bool(record.cut))
-        for label, texts in rows:
-            book.add_row(label, *(texts[s] for s in SIDES))
-        book.add_row("the clock shows", *(ui.side_text(acc[s]["status"]) for s in SIDES))
-        con.print(book)
-        if not adds_up:
-            con.print("to the millisecond (each figure above rounded by the clock's rule):")
-            for side in SIDES:
-                con.print("  %s: %s" % (side, exact_line(acc[side])))
-        if any(acc[s]["other_ms"] for s in SIDES):
-            con.print("goclock: warning: part of the time left is not explained by the log")
-    for place in rep.refused:
-        con.print("goclock: warning: %s: the clock's core refuses this action on replay" % place)
-    con.print("log: %s" % (check.verdict if check is not None else record.verdict))
+            con.print("  %s: %s" % (side, exact_line(acc[side])))
+    if any(acc[s]["other_ms"] for s in SIDES):
+        con.print("goclock: warning: part of the time left is not explained by the log")
