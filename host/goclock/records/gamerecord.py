@@ -68,6 +68,24 @@ class Entry:
         return place(self.number, self.line)
 
 
+def _press_move(rec, moves, passes):
+    """A press record as a move: its side, time, time used, status after it, and its number
+    (the clock's plus the passes by ruling before it; `passes` None when the log's presses
+    carry no numbers: one more than the move before)."""
+    move = {"side": rec["side"], "t": rec.get("t"), "used_ms": rec.get("used_ms")}
+    # The firmware logs the side's status beside the press (docs/storage.md); logs of
+    # early firmware had it nested under "left", which is read too.
+    nested = rec.get("left")
+    source = nested if isinstance(nested, dict) else rec
+    move["left"] = {k: source[k] for k in LEFT_FIELDS if k in source}
+    number = rec.get("move")
+    if passes is not None and isinstance(number, int) and not isinstance(number, bool):
+        move["n"] = number + passes
+    else:
+        move["n"] = (moves[-1]["n"] if moves else 0) + 1
+    return move
+
+
 class GameRecord:
     def __init__(self, data, name="game log"):
         self.name = name
@@ -170,17 +188,7 @@ class GameRecord:
                 flag_t = t
                 continue
             if kind == "press" and rec.get("side") in SIDES:
-                move = {"side": rec["side"], "t": t, "used_ms": rec.get("used_ms")}
-                # The firmware logs the side's status beside the press (docs/storage.md);
-                # logs of early firmware had it nested under "left", which is read too.
-                nested = rec.get("left")
-                source = nested if isinstance(nested, dict) else rec
-                move["left"] = {k: source[k] for k in LEFT_FIELDS if k in source}
-                number = rec.get("move")
-                if numbered and isinstance(number, int) and not isinstance(number, bool):
-                    move["n"] = number + passes
-                else:
-                    move["n"] = (moves[-1]["n"] if moves else 0) + 1
+                move = _press_move(rec, moves, passes if numbered else None)
             elif (
                 kind == "ruling"
                 and rec.get("ruling") == "timeout_pass"
