@@ -116,6 +116,26 @@ def _blank_account():
     }
 
 
+def _pause_span(pause, resume=None):
+    """A pause of the game: from its pause step to its resume step (None: never resumed),
+    how long, the side (the resume's, or the pause's when never resumed), the records."""
+    if resume is None:
+        return {
+            "from": pause.rec["t"],
+            "to": None,
+            "ms": None,
+            "side": pause.rec.get("side"),
+            "records": [pause.number],
+        }
+    return {
+        "from": pause.rec["t"],
+        "to": resume.rec["t"],
+        "ms": resume.paused_ms,
+        "side": resume.rec.get("side"),
+        "records": [pause.number, resume.number],
+    }
+
+
 class Replayed:
     def __init__(self, record):
         self.record = record
@@ -168,15 +188,7 @@ class Replayed:
                 paused_at = step
             elif kind == "resume" and paused_at is not None:
                 step.paused_ms = t - paused_at.rec["t"]
-                self.pauses.append(
-                    {
-                        "from": paused_at.rec["t"],
-                        "to": t,
-                        "ms": step.paused_ms,
-                        "side": rec.get("side"),
-                        "records": [paused_at.number, step.number],
-                    }
-                )
+                self.pauses.append(_pause_span(paused_at, step))
                 paused_at = None
             if self.start_status is None:
                 self.start_status = step.after
@@ -188,15 +200,7 @@ class Replayed:
         self.clock = r.clock
         self.final = prev
         if paused_at is not None:
-            self.pauses.append(
-                {
-                    "from": paused_at.rec["t"],
-                    "to": None,
-                    "ms": None,
-                    "side": paused_at.rec.get("side"),
-                    "records": [paused_at.number],
-                }
-            )
+            self.pauses.append(_pause_span(paused_at))  # never resumed
         if prev is not None:
             for side in SIDES:
                 self.account[side]["shown_ms"] = prev[side]["main_ms"]
