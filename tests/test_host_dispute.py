@@ -398,3 +398,23 @@ def test_a_pass_the_sgf_left_out_is_skipped_with_a_warning(ruled):
     game = sgf_of("bwBwb")  # with the pass written: no warning at all
     result = sgfmerge.merge(game, ruled)
     assert result["warnings"] == [] and result["timed"] == 5
+
+
+def test_a_pause_never_resumed_is_exported_open(tmp_path, capsys):
+    # The log of a game stopped while paused (the clock switched off, say): its last pause
+    # has a start and no end.
+    clock = VirtualClock()
+    clock.configure(SD_10M)
+    t0 = clock.now
+    clock.start()
+    clock.play([(t0 + 5000, "black")])
+    clock.run_to(t0 + 8000)
+    clock.ask("pause")
+    clock.run_to(t0 + 20000)
+    path = tmp_path / "game.log"
+    path.write_bytes(clock.log(clock.session.journal.current))
+    rc, out, err = run(capsys, "logs", "export", str(path))
+    assert rc == 0, err
+    (pause,) = json.loads(out)["pauses"]
+    assert (pause["to"], pause["ms"], len(pause["records"])) == (None, None, 1)
+    assert (pause["from"], pause["side"]) == (8000, "white")  # White to move
