@@ -346,6 +346,14 @@ def check(pack_dir, profile_name=None):
     if len(formats) > 1:
         found = ", ".join(formats[k] for k in sorted(formats))
         report.problems.append("bad format: the clips mix formats (%s): use one for all" % found)
+    _check_slots(report, profile)
+    _size_and_extras(report, pack_dir)
+    return report
+
+
+def _check_slots(report, profile):
+    """The clips said in one slot together against its limit (`slot_rules`: a call must
+    end before the next one is due)."""
     for rule in slot_rules(profile):
         if all(p in report.clips for p in rule.phrases):
             total = sum(report.clips[p].duration_ms for p in rule.phrases)
@@ -354,8 +362,6 @@ def check(pack_dir, profile_name=None):
                     "too long: %s: %d ms, must be under %d ms (%s)"
                     % (" + ".join(rule.phrases), total, rule.limit_ms, rule.why)
                 )
-    _size_and_extras(report, pack_dir)
-    return report
 
 
 def format_problem(clip):
