@@ -394,7 +394,8 @@ class Session:
         # request's (the next pass looks, app/wake.py comes back at once; unless it is
         # CHECK_MS overdue, so that busy passes do not starve it), nor with a call made
         # ready (the next pass makes it). Two such in one pass overran a period's start.
-        looked = (not heavy or up.overdue(now)) and up.looks(now)
+        # (`looks` first: most passes stop there, a deadline's or a press's too.)
+        looked = up.looks(now) and (not heavy or up.overdue(now))
         if looked and up.due(running, now):
             up.run(running, now)
         elif (

@@ -11,10 +11,11 @@ it, so the firmware's debouncer sees what it sees on a chip.
     keys.next_release_ms(now)  # in wake_ms: ms until the next one does, or None
 """
 
+from goclockfw.app.buttons import CHANNEL_NAMES
 from goclockfw.core.ticks import ticks_add, ticks_diff
 
 TAP_MS = 80  # how long a tap holds its button down
-CHANNELS = 3  # left, right, the arbiter key (app/buttons.py CHANNEL_NAMES)
+CHANNELS = len(CHANNEL_NAMES)  # left, right, the arbiter key
 
 
 class KeyButtons:
