@@ -13,7 +13,9 @@ instead (`romfs_split`, `romfs_image`): MicroPython (1.25 on) mounts it at /rom,
 /lib on sys.path, and runs a .mpy file's bytecode from there in place, in flash, where
 one copied to /lib is loaded into the heap. Only a MicroPython image with a ROMFS
 partition has one (goclock's rp2 image: tools/rp2/build.py; the stock RPI_PICO image has
-none). The image is made by mpremote's own writer, the format its `romfs deploy` writes.
+none). The image is made by mpremote's own writer, the format its `romfs deploy` writes,
+with each file's bytes and each function's machine code on a word (goclock/romfs.py), so
+that a plain image with tools/rp2/patches/0013 runs the viper code in place too.
 """
 
 import json
@@ -145,19 +147,14 @@ def romfs_split(plan):
 
 def romfs_image(files):
     """The ROMFS image (bytes) holding `files`, [(local .mpy, board path under /lib/)]: each
-    at its board path less the leading "/" (mounted at /rom, /rom/lib/goclockfw/...)."""
-    import contextlib
-    import io
-    import tempfile
+    at its board path less the leading "/" (mounted at /rom, /rom/lib/goclockfw/...), laid
+    out by romfs.image so that its machine code runs in place."""
+    from . import romfs
 
-    from mpremote.romfs import make_romfs
-
-    with tempfile.TemporaryDirectory(prefix="goclock-romfs-") as tmp:
-        for local, remote in files:
-            if not remote.startswith(LIB + "/") or ".." in remote.split("/"):
-                raise GoclockError("not a firmware path under %s: %r" % (LIB, remote))
-            out = os.path.join(tmp, remote.lstrip("/"))
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            shutil.copyfile(local, out)
-        with contextlib.redirect_stdout(io.StringIO()):  # (it prints the tree it packs)
-            return make_romfs(tmp, mpy_cross=False)
+    contents = []
+    for local, remote in files:
+        if not remote.startswith(LIB + "/") or ".." in remote.split("/"):
+            raise GoclockError("not a firmware path under %s: %r" % (LIB, remote))
+        with open(local, "rb") as f:
+            contents.append((remote.lstrip("/"), f.read()))
+    return romfs.image(contents)

@@ -47,6 +47,11 @@ Sections: `{"cmd": "probe", "time": ["goclockfw.storage.journal:Journal.record_c
 every later probe reply carries `sections`, {name: [calls, us]} accumulated since the
 reply to the probe before was sent (inclusive times: a section inside another counts in both). The wrappers
 allocate (they take *args), so time a press with them, and its allocation without.
+
+Where code runs: `{"cmd": "probe", "code_at": "goclockfw.jsontext_viper"}` adds `code_at`,
+{function name: the address its code starts at} for the module's functions (the
+`bytecode` word of MicroPython's function object, the machine code for viper): in flash
+from 0x10000000, in RAM from 0x20000000.
 """
 
 import gc
@@ -275,6 +280,7 @@ def _probe(proto, req):
     for name in _sections:
         acc = _sections[name]
         sections[name] = [acc[0], acc[1]]
+    code_at = _code_at(req["code_at"]) if "code_at" in req else None
     _last[5] = 1  # zeroed once this reply is out (_probe_send)
     gc_us = time.ticks_us()
     gc.collect()
@@ -302,7 +308,23 @@ def _probe(proto, req):
         "lock_trace": _trace_text(),
         "journal": _journal(),
         "stack_max": stackpaint.deepest(),
+        "code_at": code_at,
     }
+
+
+FUN_CODE_WORD = 12  # mp_obj_fun_bc_t: base, context, child_table, then bytecode (py/objfun.h)
+
+
+def _code_at(module):
+    import machine
+
+    mod = __import__(module, None, None, ["x"])
+    found = {}
+    for name in dir(mod):
+        obj = getattr(mod, name)
+        if type(obj).__name__ == "function":
+            found[name] = machine.mem32[id(obj) + FUN_CODE_WORD]
+    return found
 
 
 def _trace_text():
