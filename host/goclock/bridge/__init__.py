@@ -11,7 +11,8 @@
     running("/dev/ttyACM0")  # a bridge started elsewhere: its pid, web_url, token; or None
 
 The parts: serialline.py (the port, its threads, reopening it), hub.py (requests,
-replies, watch and events among the peers), peers.py (bounded queues; the Unix socket's
+replies, watch and events among the peers), pending.py (the requests sent to the clock,
+waiting for their replies, in order), peers.py (bounded queues; the Unix socket's
 peers), websocket.py (the web pages' endpoint), runtime.py (how commands find a running
 bridge), client.py (the commands' side), hall.py (MQTT publishing for a clock without
 Wi-Fi). docs/bridge.md says how to use it.

@@ -29,11 +29,11 @@ until it is back; every peer is told with a `log` event (`"notice": "bridge"`, `
 import collections
 import json
 import logging
-import random
 
 from goclockfw.protocol import strictjson
 
 from ..link.client import MAX_REQUEST, PROTOCOL
+from .pending import Entry, Pending, is_id
 
 log = logging.getLogger("goclock.bridge")
 
@@ -47,23 +47,14 @@ def dumps(obj):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def _is_id(value):
-    return type(value) is int or isinstance(value, str)
-
-
-class Entry:
-    """A request sent to the clock, waiting for its reply."""
-
-    __slots__ = ("peer", "bid", "cid", "has_id", "future", "watch_on", "sent")
-
-    def __init__(self, peer, bid, cid=None, has_id=False, future=None, watch_on=None):
-        self.peer = peer  # None for the hub's own requests
-        self.bid = bid  # the id sent to the clock; None: the line went as it was
-        self.cid = cid  # the peer's own id
-        self.has_id = has_id
-        self.future = future  # the hub's own requests: resolved with the reply
-        self.watch_on = watch_on  # a peer's watch request: what that peer asked for
-        self.sent = 0.0
+def _refuse_offline(peer, raw, why):
+    """A peer's request the clock cannot take now: answered with its own id, marked offline."""
+    try:
+        req = strictjson.loads(raw)
+        cid = req.get("id") if isinstance(req, dict) and is_id(req.get("id")) else None
+    except ValueError:
+        cid = None
+    peer.deliver(dumps({"id": cid, "ok": False, "error": why, "bridge": "offline"}))
 
 
 class Hub:
@@ -76,11 +67,8 @@ class Hub:
         self.down_reason = "not opened yet"
         self.info = None  # the clock's `info`, once checked
         self.peers = set()
-        self._order = collections.deque()  # entries in the order sent
-        self._by_id = {}
+        self._pending = Pending(self._now)  # sent to the clock, waiting for its reply
         self._held = collections.deque()  # (peer, raw line) while opening
-        self._next_id = random.randrange(1, 1 << 30)
-        self._stale = False
         self._clock_watch = False
         self._was_up = False
         self.on_ready = []  # callbacks: the line is up and the clock checked
@@ -137,12 +125,14 @@ class Hub:
             return  # an empty line (a peer's own opening newline): nothing to answer
         if self.state == "opening":
             if len(self._held) >= HELD_MAX:
-                self._offline(peer, raw, "the clock is not ready yet")
+                _refuse_offline(peer, raw, "the clock is not ready yet")
                 return
             self._held.append((peer, raw))
             return
         if self.state != "up":
-            self._offline(peer, raw, "the line to %s is down (%s)" % (self.port, self.down_reason))
+            _refuse_offline(
+                peer, raw, "the line to %s is down (%s)" % (self.port, self.down_reason)
+            )
             return
         self._forward(peer, raw)
 
@@ -151,7 +141,7 @@ class Hub:
             req = strictjson.loads(raw)
         except ValueError:
             req = None
-        cid = req.get("id") if isinstance(req, dict) and _is_id(req.get("id")) else None
+        cid = req.get("id") if isinstance(req, dict) and is_id(req.get("id")) else None
         if getattr(peer, "waiting", 0) >= PEER_WAITING_MAX:
             peer.deliver(
                 dumps(
@@ -164,7 +154,7 @@ class Hub:
                 )
             )
             return
-        if not isinstance(req, dict) or not (req.get("id") is None or _is_id(req.get("id"))):
+        if not isinstance(req, dict) or not (req.get("id") is None or is_id(req.get("id"))):
             self._send(Entry(peer, None), raw)  # as it came: the clock says what is wrong
             return
         cid, has_id = req.get("id"), "id" in req
@@ -182,7 +172,7 @@ class Hub:
                 peer.deliver(dumps({"id": cid, "ok": True, "on": watch_on}))
                 return
             req["on"] = want
-        entry = Entry(peer, self._new_id(), cid, has_id, watch_on=watch_on)
+        entry = Entry(peer, self._pending.new_id(), cid, has_id, watch_on=watch_on)
         req["id"] = entry.bid
         line = dumps(req)
         if len(line.encode("utf-8")) + 1 > MAX_REQUEST:
@@ -204,7 +194,7 @@ class Hub:
                 "peers": len(self.peers),
                 "watchers": len(self.watchers()),
                 "clock_watch": self._clock_watch,
-                "waiting": len(self._order),
+                "waiting": len(self._pending),
             }
         handler = getattr(peer, "local_command", None)
         reply = handler(cmd, req) if handler else None
@@ -213,25 +203,8 @@ class Hub:
         reply["id"] = cid
         return reply
 
-    def _offline(self, peer, raw, why):
-        try:
-            req = strictjson.loads(raw)
-            cid = req.get("id") if isinstance(req, dict) and _is_id(req.get("id")) else None
-        except ValueError:
-            cid = None
-        peer.deliver(dumps({"id": cid, "ok": False, "error": why, "bridge": "offline"}))
-
-    def _new_id(self):
-        self._next_id = self._next_id + 1 if self._next_id < (1 << 30) else 1
-        return self._next_id
-
     def _send(self, entry, line):
-        entry.sent = self._now()
-        if entry.peer is not None:
-            entry.peer.waiting += 1
-        self._order.append(entry)
-        if entry.bid is not None:
-            self._by_id[entry.bid] = entry
+        self._pending.add(entry)
         self._send_line(line)
 
     # ----- the hub's own requests (the hall publisher, the opening check) -----------------
@@ -246,7 +219,7 @@ class Hub:
         return fut
 
     def _request(self, fut, cmd, args):
-        entry = Entry(None, self._new_id(), future=fut)
+        entry = Entry(None, self._pending.new_id(), future=fut)
         msg = dict(args)
         msg["id"] = entry.bid
         msg["cmd"] = cmd
@@ -273,32 +246,17 @@ class Hub:
             return
         self._reply(msg)
 
-    def _done(self, entry):
-        if entry.peer is not None:
-            entry.peer.waiting -= 1
-
     def _reply(self, msg):
-        rid = msg["id"]
-        if rid is None:
-            if self._stale or not self._order:
-                return  # the answer to a half line a dead program left on the clock
-            entry = self._order[0]
-        else:
-            entry = self._by_id.get(rid) if _is_id(rid) else None
-            if entry is None:
-                return  # a late answer to a request of before our time
-        self._stale = False
-        while self._order and self._order[0] is not entry:
-            self._give_up(self._order.popleft(), "the clock gave no answer to this request")
-        if self._order:
-            self._order.popleft()
-        self._by_id.pop(entry.bid, None)
+        entry = self._pending.answered_by(msg["id"])
+        if entry is None:
+            return  # a late answer, or the answer to a half line a dead program left
+        for older in self._pending.settle(entry):
+            self._give_up(older, "the clock gave no answer to this request")
         self._answer(entry, msg)
-        if not self._order:
+        if not self._pending:
             self._changed()  # nothing waits for the clock any more
 
     def _answer(self, entry, msg):
-        self._done(entry)
         if entry.future is not None:
             if not entry.future.done():
                 entry.future.set_result(msg)
@@ -317,8 +275,6 @@ class Hub:
         peer.deliver(dumps(msg))
 
     def _give_up(self, entry, why, offline=False):
-        self._done(entry)
-        self._by_id.pop(entry.bid, None)
         msg = {"id": entry.cid if entry.bid is not None else None, "ok": False, "error": why}
         if offline:
             msg["bridge"] = "offline"
@@ -330,11 +286,8 @@ class Hub:
             entry.peer.deliver(dumps(msg))
 
     def _sweep(self):
-        now = self._now()
-        while self._order and now - self._order[0].sent > REQUEST_TIMEOUT_S:
-            self._give_up(
-                self._order.popleft(), "the clock did not answer within %d s" % REQUEST_TIMEOUT_S
-            )
+        for entry in self._pending.overdue(REQUEST_TIMEOUT_S):
+            self._give_up(entry, "the clock did not answer within %d s" % REQUEST_TIMEOUT_S)
         self._sweeper = self.loop.call_later(1.0, self._sweep)
 
     def close(self):
@@ -344,7 +297,7 @@ class Hub:
 
     def line_up(self):
         self.state = "opening"
-        self._stale = True
+        self._pending.stale = True
         self._send_line("")  # ends whatever half line was left on the clock's reader
         fut = self.loop.create_future()
         self._request(fut, "info", {})
@@ -368,7 +321,7 @@ class Hub:
             log.warning("%s does not answer as a goclock: %s; asking again", self.port, why)
             self.down_reason = "the device does not answer as a goclock (%s)" % why
             for peer, raw in self._held:
-                self._offline(peer, raw, self.down_reason)
+                _refuse_offline(peer, raw, self.down_reason)
             self._held.clear()
             self.loop.call_later(1.0, self._retry_open)
             return
@@ -401,14 +354,14 @@ class Hub:
         self.down_reason = reason
         self._clock_watch = False
         log.warning("%s: the line dropped (%s); waiting for it to come back", self.port, reason)
-        while self._order:
+        for entry in self._pending.take_all():
             self._give_up(
-                self._order.popleft(),
+                entry,
                 "the line to %s dropped before the clock answered (%s)" % (self.port, reason),
                 offline=True,
             )
         for peer, raw in self._held:
-            self._offline(peer, raw, "the line to %s dropped (%s)" % (self.port, reason))
+            _refuse_offline(peer, raw, "the line to %s dropped (%s)" % (self.port, reason))
         self._held.clear()
         self._changed()
         self._notify(
