@@ -166,12 +166,13 @@ g = app.journal.current
 
 
 def one_slice():
-    h.flight = []
-    h.g = g
-    h.sent_off = 0
-    h.sent_rec = 0
-    h.caught_game = None
-    h._log_step()
+    log = h.log
+    log.flight = []
+    log.g = g
+    log.sent_off = 0
+    log.sent_rec = 0
+    log.caught_game = None
+    log.step()
 
 
 out["log_slice"] = measure(one_slice)

@@ -9,7 +9,8 @@ which go through the serial protocol's own reading and checks (protocol/commands
 the one command layer (app/commands.py), with the hall's whitelist first.
 
 `Hall.step(now)` runs once a pass (Session.step): one client step (net/mqtt.py), at most
-one log slice, a state message when due, the cursor written at a quiet moment. Nothing
+one log slice (net/logsend.py), a state message when due, the cursor written at a quiet
+moment. Nothing
 waits. The session made the Hall only because the config has a network: a clock without
 one never imports this.
 """
@@ -20,15 +21,12 @@ from goclockfw import VERSION
 from goclockfw.core.ticks import ticks_diff
 from goclockfw.events import EventWriter
 from goclockfw.net.cursor import Cursor
+from goclockfw.net.logsend import LogSender
 from goclockfw.net.mqtt import DOWN, UP, Client, _str
 from goclockfw.protocol import strictjson
 from goclockfw.protocol.commands import MAX_LINE, Protocol
 
 STATE_MS = 5000  # a running clock's state at least this often
-CURSOR_MS = 5000  # the cursor is written at most this often (and only at a quiet moment)
-IN_FLIGHT = 4  # log slices sent and not yet acknowledged
-WINDOW = 1024  # bytes of log read to find the next slice (more for a long mark line)
-MAX_WINDOW = 4096
 BUSY_MS = 5
 NOTICES = 20  # refused cmd messages logged per boot; later ones only counted
 ALLOWED = (
@@ -73,7 +71,6 @@ class Hall:
         c.will = (root + "online", b'{"online":false}')
         c.sub = root + "cmd"
         c.on_connect = self._connected
-        c.on_puback = self._puback
         c.on_message = self._message
         c.on_oversized = self._oversized
         c.on_down = self._down
@@ -83,7 +80,6 @@ class Hall:
         self.t_reply = _str(root + "reply")
         self.t_arbiter = _str(root + "arbiter")
         self._arb = [None, None]  # the call (game time) and who answered, as published
-        self.t_log = None  # the log topic of the game being sent
         self.cmd_topic = (root + "cmd").encode()
         self.tls = mq["tls"]
         self.proto = Protocol(session.commands, None, source="hall")
@@ -91,18 +87,11 @@ class Hall:
         self._ids = [["game", None], ["rec", None]]
         self.cursor = Cursor(session.fs)
         self.cursor.load()
+        self.log = LogSender(session, c, root, self.cursor, self._tell)
+        c.on_puback = self.log.puback  # the log's slices; an event's or a reply's: nothing
         self.seq = 0
         self.state_at = 0
         self.state_due = True
-        self.cursor_at = 0
-        self.g = None  # the game whose log is being sent
-        self.sent_rec = 0
-        self.sent_off = 0
-        self.flight = []  # [pid, rec, end offset, acked, game] of slices sent, oldest first
-        self.window = WINDOW
-        self.caught_game = None  # the game sent as far as it was written ...
-        self.caught_count = 0  # ... when it had this many records
-        self._slice_hdr = bytearray(24)
         self.events_dropped = 0
         self.refusals = 0
         self.was_up = False
@@ -184,7 +173,7 @@ class Hall:
             # (seconds on a chip): they wait until no clock runs.
             if c.state != DOWN:
                 c.abort(now)
-            self._keep_cursor(now)
+            self.log.keep_cursor(now)
             return
         c.step(now)
         if c.state == UP:
@@ -197,14 +186,14 @@ class Hall:
                 self._state(now)
             if s.calling != self._arb[0] or s.called_by != self._arb[1]:
                 self._arbiter()
-            self._log_step()
+            self.log.step()
             c._write(now)  # what this pass queued goes now, not a pass later
-        self._keep_cursor(now)
+        self.log.keep_cursor(now)
 
     def wake_ms(self, now):
         """Ms until the hall needs a pass (the loop sleeps no longer: app/wake.py)."""
         c = self.c
-        if c.busy() or self._backlog():
+        if c.busy() or self.log.backlog():
             return BUSY_MS
         t = self.sntp
         if t is not None and t.sock is not None:
@@ -263,13 +252,13 @@ class Hall:
         self.c.publish(self.t_online, _dumps(msg).encode(), 1, True)
         self.state_due = True
         self._arb[0] = -1  # the arbiter topic again (retained): a broker may have lost it
-        self._rewind()
+        self.log.rewind()
         if self.told is not None:
             self._tell("network", "connected to the broker again")
             self.told = None
 
     def _down(self, why):
-        self._rewind()
+        self.log.rewind()
         if why != self.told:
             self.told = why
             self._tell("network", "broker: %s" % why)
@@ -277,149 +266,6 @@ class Hall:
     def _tell(self, notice, message):
         s = self.s
         s.notice(notice, message, s.now, speak=False)
-
-    # ----- the log ------------------------------------------------------------------------
-
-    def _rewind(self):
-        """After a drop or a connect: everything not acknowledged is sent again."""
-        self.flight = []
-        self.g = None
-        self.caught_game = None
-
-    def _backlog(self):
-        """Log to send now (so the loop comes back at once): not while the slices in
-        flight are at their limit, nor once the games are sent as far as written. While a
-        clock runs only the current game is sent: a finished game's log is read by
-        scanning it (storage/journal.py), too long for a pass of a running clock; its
-        rest goes at the next stop."""
-        if self.c.state != UP or len(self.flight) >= IN_FLIGHT:
-            return False
-        s = self.s
-        j = s.journal
-        games = self.cursor.games
-        caught = self.caught_game == j.current and self.caught_count == j.count()
-        if s.clock.state == "running":
-            return j.current in games and not caught
-        if caught and len(games) == 1 and j.current in games:
-            return False
-        return bool(games)
-
-    def _pick(self, running):
-        """The game to send: the oldest one the broker does not have whole yet (the
-        current one while a clock runs)."""
-        cur = self.cursor
-        j = self.s.journal
-        while cur.games:
-            gid = j.current if running else cur.oldest()
-            if gid not in cur.games:
-                return None
-            if gid not in j.games:
-                cur.drop(gid)  # cleared from the clock meanwhile
-                continue
-            rec, off = cur.games[gid]
-            self.g = gid
-            self.sent_rec = rec
-            self.sent_off = off
-            self.t_log = _str("%slog/%d" % (self.root, gid))
-            self.window = WINDOW
-            return gid
-        return None
-
-    def _in_flight(self, gid):
-        for f in self.flight:
-            if f[4] == gid:
-                return True
-        return False
-
-    def _log_step(self):
-        if not self._backlog():
-            return  # no read of the log at all while there is nothing new in it
-        j = self.s.journal
-        running = self.s.clock.state == "running"
-        g = self.g
-        if g is not None and running and g != j.current:
-            g = self.g = None  # a finished game waits for the next stop
-        if g is None:
-            g = self._pick(running)
-            if g is None:
-                return
-        try:
-            data, size = j.read(g, self.sent_off, self.window)
-        except (ValueError, OSError):
-            self.cursor.drop(g)
-            self.g = None
-            return
-        if not data:
-            if g == j.current:
-                self.caught_game = g  # sent as far as written: nothing until a record
-                self.caught_count = j.count()
-                if not running and len(self.cursor.games) > 1:
-                    self.g = None  # stopped: an older game's rest goes now
-            elif not self._in_flight(g):
-                acked = self.cursor.games.get(g)
-                if acked is not None and acked[1] >= size:
-                    self.cursor.drop(g)  # the broker has all of a finished game
-                self.g = None
-            return
-        end = self._slice_end(data)
-        if end < 0:
-            if len(data) >= self.window and self.window < MAX_WINDOW:
-                self.window = MAX_WINDOW  # a long mark line: look further next time
-            return
-        rec = self.sent_rec + 1
-        hdr = self._slice_hdr
-        hdr[0:] = b"%d %d\n" % (rec, self.sent_off)
-        pid = self.c.publish(self.t_log, hdr, 1, False, memoryview(data)[:end])
-        if pid < 0:
-            return
-        self.published += 1
-        self.sent_rec = rec
-        self.sent_off += end
-        self.flight.append([pid, rec, self.sent_off, False, g])
-        self.window = WINDOW
-
-    @staticmethod
-    def _slice_end(data):
-        """The end of the first record line in `data` (marks before it go with it), or -1."""
-        pos = 0
-        n = len(data)
-        while pos < n:
-            nl = data.find(b"\n", pos)
-            if nl < 0:
-                return -1
-            # A record line: its first byte after any progress marks is "{". (Found and
-            # counted in C: a long think leaves thousands of marks before its record.)
-            k = data.find(b"{", pos, nl)
-            if k >= 0 and data.count(b".", pos, k) == k - pos:
-                return nl + 1
-            pos = nl + 1
-        return -1
-
-    def _puback(self, pid):
-        fl = self.flight
-        for f in fl:
-            if f[0] == pid:
-                f[3] = True
-                break
-        else:
-            return  # an event's, the online message's or a reply's
-        while fl and fl[0][3]:
-            f = fl.pop(0)
-            self.cursor.ack(f[4], f[1], f[2])
-
-    def _keep_cursor(self, now):
-        cur = self.cursor
-        if not cur.dirty or ticks_diff(now, self.cursor_at) < CURSOR_MS:
-            return
-        s = self.s
-        running = s.clock.state == "running"
-        if running and not s.board.erases_while_running:
-            return  # the ESP32: no flash work while a clock runs
-        if not s.upkeep.quiet(now, 2):
-            return
-        self.cursor_at = now
-        if not cur.save() and cur.problem:
-            self._tell("storage", cur.problem)
 
     # ----- cmd ------------------------------------------------------------------------
 
@@ -478,7 +324,7 @@ class Hall:
             cur[0] = rec
             cur[1] = off
         self.cursor.dirty = True
-        self._rewind()
+        self.log.rewind()
         return _dumps({"id": rid, "ok": True, "game": gid, "offset": off})
 
     def _not_here(self, req):
