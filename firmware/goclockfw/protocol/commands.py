@@ -373,65 +373,71 @@ class Protocol:
         w = self._events = EventWriter()
         return w
 
-    # -- commands --------------------------------------------------------
 
-    def _info(self, req):
-        r = dict(self.commands.info())
+class Handlers:
+    """The protocol's command handlers, one per request's `cmd` (COMMANDS below), each
+    called as handler(protocol, request): it checks the request's arguments, calls the
+    command layer (`p.commands`) and returns the reply's members (a dict, or bytes of
+    their JSON). A class of plain functions, not methods: no instance is made, and on the
+    frozen image the class's dict is in flash (tools/rp2/patches/0009)."""
+
+    def info(p, req):
+        r = dict(p.commands.info())
         r["protocol"] = PROTOCOL_VERSION
         return r
 
-    def _status(self, req):
+    def status(p, req):
         return _STATUS
 
     # The config's commands import their checks here and let them go after
     # (goclockfw/modules.py): a running clock holds none of them.
-    def _config_get(self, req):
+    def config_get(p, req):
         try:
-            return {"config": self.commands.get_config()}
+            return {"config": p.commands.get_config()}
         finally:
             release(CONFIG)
 
-    def _config_set(self, req):
+    def config_set(p, req):
         from goclockfw.protocol import shapes
         from goclockfw.storage.configcheck import validate_config
 
         try:
             new = want_object(req, "config")
             shapes.check_config(new)
-            merged = dict(self.commands.get_config())
+            merged = dict(p.commands.get_config())
             for k in new:
                 merged[k] = new[k]
-            cfg = validate_config(self.commands.with_secrets(merged))
-            self.commands.set_config(cfg)
-            return {"config": self.commands.get_config()}
+            cfg = validate_config(p.commands.with_secrets(merged))
+            p.commands.set_config(cfg)
+            return {"config": p.commands.get_config()}
         finally:
             release(CONFIG)
 
-    def _presets_get(self, req):
-        return {"presets": self.commands.get_presets()}
+    def presets_get(p, req):
+        return {"presets": p.commands.get_presets()}
 
-    def _presets_set(self, req):
+    def presets_set(p, req):
         from goclockfw.protocol import shapes
         from goclockfw.storage.configcheck import validate_presets
 
         try:
             shapes.check_presets(req.get("presets"))
             presets = validate_presets(req.get("presets"))
-            self.commands.set_presets(presets)
-            return {"presets": self.commands.get_presets()}
+            p.commands.set_presets(presets)
+            return {"presets": p.commands.get_presets()}
         finally:
             release(CONFIG)
 
-    def _logs_list(self, req):
-        return {"logs": self.commands.logs.list()}
+    def logs_list(p, req):
+        return {"logs": p.commands.logs.list()}
 
-    def _logs_get(self, req):
+    def logs_get(p, req):
         game = want_int(req, "game", 0, 0x7FFFFFFF)
         if game is None:
             raise RequestError("'game' is required")
         offset = want_int(req, "offset", 0, 0x7FFFFFFF, 0)
         length = want_int(req, "length", 1, LOG_CHUNK, LOG_CHUNK)
-        data, size = self.commands.logs.read(game, offset, length)
+        data, size = p.commands.logs.read(game, offset, length)
         b64 = binascii.b2a_base64(data).decode().strip() if data else ""
         return {
             "game": game,
@@ -441,18 +447,18 @@ class Protocol:
             "eof": offset + len(data) >= size,
         }
 
-    def _logs_clear(self, req):
+    def logs_clear(p, req):
         game = want_int(req, "game", 0, 0x7FFFFFFF)
-        return {"removed": self.commands.logs.clear(game)}
+        return {"removed": p.commands.logs.clear(game)}
 
-    def _watch(self, req):
+    def watch(p, req):
         on = want_bool(req, "on")
-        if on and self._events is None:
-            self._event_writer()
-        self.watching = on
+        if on and p._events is None:
+            p._event_writer()
+        p.watching = on
         return {"on": on}
 
-    def _time_set(self, req):
+    def time_set(p, req):
         side = want_side(req)
         main_ms = want_seconds(req, "main")
         period_ms = want_seconds(req, "period")
@@ -461,60 +467,60 @@ class Protocol:
         if main_ms is None and period_ms is None and periods is None and moves is None:
             raise RequestError("give at least one of 'main', 'periods', 'period', 'moves'")
         try:
-            self.commands.time_set(side, main_ms, periods, period_ms, moves)
+            p.commands.time_set(side, main_ms, periods, period_ms, moves)
         finally:
             release(("goclockfw.core.adjust",))  # imported by the clock's adjust
-        return dict(self.commands.status()[SIDE_NAMES[side]])
+        return dict(p.commands.status()[SIDE_NAMES[side]])
 
-    def _pause(self, req):
-        self.commands.pause()
-        return self._state_reply()
+    def pause(p, req):
+        p.commands.pause()
+        return Handlers._state_reply(p)
 
-    def _resume(self, req):
-        self.commands.resume()
-        return self._state_reply()
+    def resume(p, req):
+        p.commands.resume()
+        return Handlers._state_reply(p)
 
-    def _state_reply(self):
+    def _state_reply(p):
         """`"state":"..."`: the members of a pause or resume reply, made once per state."""
-        state = self.commands.clock_state()
-        r = self._state_replies.get(state)
+        state = p.commands.clock_state()
+        r = p._state_replies.get(state)
         if r is None:
-            r = self._state_replies[state] = b'"state":' + _dumps(state).encode()
+            r = p._state_replies[state] = b'"state":' + _dumps(state).encode()
         return r
 
-    def _reset(self, req):
+    def reset(p, req):
         # Numbered from 1, as the clock announces them (预设1 is the first): the command
         # layer refuses a number the clock has no preset for.
-        self.commands.reset(want_int(req, "preset", 1, 1000))
-        st = self.commands.status()
+        p.commands.reset(want_int(req, "preset", 1, 1000))
+        st = p.commands.status()
         return {"state": st["state"], "time_control": st["time_control"]}
 
-    def _press(self, req):
-        return self._press_side(want_side(req))
+    def press(p, req):
+        return Handlers._press_side(p, want_side(req))
 
-    def _press_side(self, side):
-        c = self.commands
+    def _press_side(p, side):
+        c = p.commands
         if c.press(side):
             return _ACCEPTED
         return {"accepted": False, "reason": c.reason or "ignored"}
 
-    def _late(self, req):
+    def late(p, req):
         side = want_side(req)  # a bad argument is an error; a refusal is not accepted
         try:
-            self.commands.late(side)
+            p.commands.late(side)
         except ValueError as e:
             return {"accepted": False, "reason": str(e) or "ignored"}
         return {"accepted": True}
 
-    def _arrive(self, req):
+    def arrive(p, req):
         side = want_side(req)
         try:
-            charged_ms, late_ms = self.commands.arrive(side)
+            charged_ms, late_ms = p.commands.arrive(side)
         except ValueError as e:
             return {"accepted": False, "reason": str(e) or "ignored"}
         return {"accepted": True, "charged_ms": charged_ms, "late_ms": late_ms}
 
-    def _assign(self, req):
+    def assign(p, req):
         from goclockfw.storage.netconfig import INFO_KEYS, game_info_field
 
         try:
@@ -527,57 +533,57 @@ class Protocol:
             except ValueError as e:  # "game_info.round: ..." -> "'round': ..."
                 field, _, why = str(e)[len("game_info.") :].partition(":")
                 raise RequestError("'%s':%s" % (field, why)) from None
-            self.commands.assign(info)
+            p.commands.assign(info)
             return {"game_info": info}
         finally:
             release(CONFIG)
 
-    def _time_sync(self, req):
+    def time_sync(p, req):
         utc = req.get("utc")
         if not is_int(utc):
             raise RequestError("'utc' must be the time of day in ms since 1970 (an integer)")
-        self.commands.time_sync(utc, self.source)
+        p.commands.time_sync(utc, p.source)
         return {"utc": utc}
 
-    def _result(self, req):
+    def result(p, req):
         r = req.get("result")
         if not isinstance(r, str):
             raise RequestError("'result' must be a string: B+R, W+T, B+3.5, 0, Void, ? ...")
-        self.commands.result(r, self.source)
+        p.commands.result(r, p.source)
         return {"result": r}
 
-    def _arbiter_ack(self, req):
-        self.commands.arbiter_ack(self.source)
+    def arbiter_ack(p, req):
+        p.commands.arbiter_ack(p.source)
         return {"calling": False}
 
-    def _maintenance(self, req):
-        return {"ended": self.commands.maintenance()}
+    def maintenance(p, req):
+        return {"ended": p.commands.maintenance()}
 
 
 # Each command's handler, called as handler(protocol, request): one table for every
 # Protocol, of functions (in flash on the frozen image), where a dict of bound methods
 # made per Protocol held 0.5 KB of the heap each.
 COMMANDS = {
-    "info": Protocol._info,
-    "status": Protocol._status,
-    "config.get": Protocol._config_get,
-    "config.set": Protocol._config_set,
-    "presets.get": Protocol._presets_get,
-    "presets.set": Protocol._presets_set,
-    "logs.list": Protocol._logs_list,
-    "logs.get": Protocol._logs_get,
-    "logs.clear": Protocol._logs_clear,
-    "watch": Protocol._watch,
-    "time.set": Protocol._time_set,
-    "pause": Protocol._pause,
-    "resume": Protocol._resume,
-    "reset": Protocol._reset,
-    "press": Protocol._press,
-    "late": Protocol._late,
-    "arrive": Protocol._arrive,
-    "maintenance": Protocol._maintenance,
-    "assign": Protocol._assign,
-    "time.sync": Protocol._time_sync,
-    "result": Protocol._result,
-    "arbiter.ack": Protocol._arbiter_ack,
+    "info": Handlers.info,
+    "status": Handlers.status,
+    "config.get": Handlers.config_get,
+    "config.set": Handlers.config_set,
+    "presets.get": Handlers.presets_get,
+    "presets.set": Handlers.presets_set,
+    "logs.list": Handlers.logs_list,
+    "logs.get": Handlers.logs_get,
+    "logs.clear": Handlers.logs_clear,
+    "watch": Handlers.watch,
+    "time.set": Handlers.time_set,
+    "pause": Handlers.pause,
+    "resume": Handlers.resume,
+    "reset": Handlers.reset,
+    "press": Handlers.press,
+    "late": Handlers.late,
+    "arrive": Handlers.arrive,
+    "maintenance": Handlers.maintenance,
+    "assign": Handlers.assign,
+    "time.sync": Handlers.time_sync,
+    "result": Handlers.result,
+    "arbiter.ack": Handlers.arbiter_ack,
 }
