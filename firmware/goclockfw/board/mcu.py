@@ -271,10 +271,7 @@ class McuBoard(Board):
             self._led.value(1 if on else 0)
 
     def _setup_battery(self, spec):
-        """Board specific: rp2board.py and esp32board.py make the ADC."""
-
-    def battery_mv(self):
-        return None
+        """Board specific: rp2board.py and esp32board.py make the ADC (and battery_mv)."""
 
     def ram_free(self):
         import gc
