@@ -49,6 +49,52 @@ QUEUE = 4  # calls of one tick, at most (the cn profile has two)
 FAULTS = 4  # player errors remembered, so that each is logged once
 
 
+def _phrase_table(phrases, packed):
+    """A manifest's phrases -> (the table of "phrase\tfile\n" lines after a "\n", and for
+    a clips file each phrase's place and frame count, in the table's order, else None)."""
+    # Measured first, then made in one allocation: a bytearray grown line by line
+    # is reallocated at each line, and at boot, on the nearly full heap of a
+    # `.mpy` deploy, that left holes where no 2 KB table fitted (a MemoryError).
+    placed = packed is not None and _indexed(len(phrases))
+    size = 1
+    longest = 0
+    for phrase in phrases:
+        size += len(_line(phrase, phrases[phrase], packed, placed))  # (checks at, frames)
+        if packed is not None:
+            longest = max(longest, phrases[phrase]["frames"])
+    table = bytearray(size)
+    table[0] = 10  # "\n": every line, the first too, follows one
+    # A clips file's places as numbers too, line by line: a call's clip is then
+    # found without a str, a slice or an int made (`clip`), in the quiet pass
+    # that makes it ready (on a `.mpy` deploy's full heap each allocation counts).
+    places = frames = None
+    if packed is not None:  # (sized once)
+        places = array("i", range(len(phrases)))
+        frames = array("H" if longest <= 0xFFFF else "i", range(len(phrases)))
+    k = 1
+    j = 0
+    for phrase in phrases:
+        entry = phrases[phrase]
+        line = _line(phrase, entry, packed, placed)
+        table[k : k + len(line)] = line
+        k += len(line)
+        if places is not None:
+            places[j] = entry["at"]
+            frames[j] = entry["frames"]
+            j += 1
+    return table, places, frames
+
+
+def _notice_table(device):
+    """A manifest's `device` notices -> "\nnotice\tphrase\n..." (bytes to search)."""
+    said = bytearray(b"\n")
+    if isinstance(device, dict):
+        for notice in device:
+            if isinstance(device[notice], str):
+                said.extend(("%s\t%s\n" % (notice, device[notice])).encode())
+    return said
+
+
 class Announcer:
     def __init__(self, player=None):
         self.player = None
@@ -100,42 +146,8 @@ class Announcer:
                 if not isinstance(packed, str):
                     raise ValueError("clips is not a file name")
                 fmt = _clips_format(manifest)
-            # Measured first, then made in one allocation: a bytearray grown line by line
-            # is reallocated at each line, and at boot, on the nearly full heap of a
-            # `.mpy` deploy, that left holes where no 2 KB table fitted (a MemoryError).
-            placed = packed is not None and _indexed(len(phrases))
-            size = 1
-            longest = 0
-            for phrase in phrases:
-                size += len(_line(phrase, phrases[phrase], packed, placed))  # (checks at, frames)
-                if packed is not None:
-                    longest = max(longest, phrases[phrase]["frames"])
-            table = bytearray(size)
-            table[0] = 10  # "\n": every line, the first too, follows one
-            # A clips file's places as numbers too, line by line: a call's clip is then
-            # found without a str, a slice or an int made (`clip`), in the quiet pass
-            # that makes it ready (on a `.mpy` deploy's full heap each allocation counts).
-            places = frames = None
-            if packed is not None:  # (sized once)
-                places = array("i", range(len(phrases)))
-                frames = array("H" if longest <= 0xFFFF else "i", range(len(phrases)))
-            k = 1
-            j = 0
-            for phrase in phrases:
-                entry = phrases[phrase]
-                line = _line(phrase, entry, packed, placed)
-                table[k : k + len(line)] = line
-                k += len(line)
-                if places is not None:
-                    places[j] = entry["at"]
-                    frames[j] = entry["frames"]
-                    j += 1
-            device = manifest.get("device", {})
-            said = bytearray(b"\n")
-            if isinstance(device, dict):
-                for notice in device:
-                    if isinstance(device[notice], str):
-                        said.extend(("%s\t%s\n" % (notice, device[notice])).encode())
+            table, places, frames = _phrase_table(phrases, packed)
+            said = _notice_table(manifest.get("device", {}))
             rate = manifest.get("sample_rate", 8000)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, MemoryError) as e:
             # (MemoryError: no room for its tables; the clock beeps, and boots)
@@ -146,7 +158,7 @@ class Announcer:
             self.pack = None
             self._use_clips_file(None)
             return "voice pack %s unusable (%s): beeps instead" % (voice, e)
-        manifest = phrases = device = None
+        manifest = phrases = None
         self.base = base
         if packed is not None:
             self._clips_format = fmt

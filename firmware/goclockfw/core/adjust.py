@@ -74,6 +74,26 @@ def _check_ing(s, main_ms, periods, period_ms):
             raise ClockError("period: this side is not in overtime yet")
 
 
+def _check_period(clock, side, new_main, main_ms, period_ms, moves):
+    """ClockError if `side` may not have the period (byo-yomi) or block (Canadian, Ing)
+    `period_ms` left now."""
+    s = clock.sides[side]
+    kind = clock.tc.kind
+    limit = MAX_HOLD_MS if kind == CANADIAN else s.settings.period_ms
+    if period_ms <= 0 or period_ms > limit:
+        raise ClockError("period: must be more than 0 and at most the period length")
+    if kind == BYOYOMI and (side != clock.turn or new_main):
+        # A side's next move always starts a fresh period (rules, art. 12.3).
+        raise ClockError("period: only the side to move, in byo-yomi, has a period running")
+    if kind == CANADIAN and (new_main if main_ms is not None else not s.in_block):
+        # Its first block is a whole one: a block set now would be a value nobody sees
+        # until main time runs out. Set it once the side is in its block.
+        raise ClockError(
+            "period: this side is in main time; its first block will be %d moves in %s"
+            % (s.moves if moves is None else moves, _duration(s.settings.period_ms))
+        )
+
+
 def set_side_time(clock, side, main_ms, periods, period_ms, moves):
     """Check the adjustment of `side`'s time on `clock` and apply it; ClockError if refused."""
     _check_types(main_ms, periods, period_ms, moves)
@@ -84,19 +104,7 @@ def set_side_time(clock, side, main_ms, periods, period_ms, moves):
     new_main = s.main if main_ms is None else main_ms
     new_periods = s.periods if periods is None else periods
     if period_ms is not None:
-        limit = MAX_HOLD_MS if kind == CANADIAN else s.settings.period_ms
-        if period_ms <= 0 or period_ms > limit:
-            raise ClockError("period: must be more than 0 and at most the period length")
-        if kind == BYOYOMI and (side != clock.turn or new_main):
-            # A side's next move always starts a fresh period (rules, art. 12.3).
-            raise ClockError("period: only the side to move, in byo-yomi, has a period running")
-        if kind == CANADIAN and (new_main if main_ms is not None else not s.in_block):
-            # Its first block is a whole one: a block set now would be a value nobody sees
-            # until main time runs out. Set it once the side is in its block.
-            raise ClockError(
-                "period: this side is in main time; its first block will be %d moves in %s"
-                % (s.moves if moves is None else moves, _duration(s.settings.period_ms))
-            )
+        _check_period(clock, side, new_main, main_ms, period_ms, moves)
     if kind == ING:
         _check_ing(s, main_ms, periods, period_ms)
     if kind == BYOYOMI and new_main == 0 and new_periods == 0:
