@@ -398,104 +398,141 @@ def _attrs(**kw):
     )
 
 
-def render(d, source):
-    """The SVG text of diagram `d`; `source` names the board file in the drawing."""
-    h = d.header
-    bw, bh = h.width * SCALE, h.height * SCALE
-    bx, by = 0.0, 0.0
-    svg = _Svg()
+class _Layout:
+    """Where everything of diagram `d` goes: each part's side and box, each wire's route,
+    lanes and bus row, the part columns. The board's top left corner is at (0, 0)."""
 
-    def pin_xy(pin):
-        return bx + pin.x * SCALE, by + pin.y * SCALE
+    def __init__(self, d):
+        self.d = d
+        h = self.h = d.header
+        self.bw, self.bh = h.width * SCALE, h.height * SCALE
+        self.bx, self.by = 0.0, 0.0
+        self._routes()
+        self._boxes()
+        self._buses()
+        self._lanes()
+        self.col_w = {
+            side: max([PART_W] + [self.part_w(p) for p in d.parts if self.side_of[p.slug] == side])
+            for side in ("left", "right")
+        }
+        # The left boxes' right edge, the right boxes' left edge.
+        self.left_col = self.bx - 20 - LANE * (self.lanes_n["left"] + 1)
+        self.right_col = self.bx + self.bw + 20 + LANE * (self.lanes_n["right"] + 1)
 
-    # Which side each part goes on: where most of its wires leave the board.
-    routes, side_of = [], {}
-    colour_i = 0
-    for part in d.parts:
-        votes = [h.side(pp.wire.pin) for pp in part.pins if pp.wire is not None]
-        side_of[part.slug] = max(("left", "right"), key=lambda s: (votes.count(s), s == votes[0]))
-        for i, pp in enumerate(part.pins):
-            if pp.wire is None:
-                continue
-            w = pp.wire
-            if w.kind == "signal":
-                colour = SIGNAL_COLOURS[colour_i % len(SIGNAL_COLOURS)]
-                colour_i += 1
-            else:
-                colour = COLOURS[w.kind]
-            here = h.side(w.pin)
-            there = side_of[part.slug]
-            routes.append(_Route(part, i, w, colour, (here,) if here == there else (here, there)))
+    def pin_xy(self, pin):
+        return self.bx + pin.x * SCALE, self.by + pin.y * SCALE
 
-    # Part boxes: stacked on their side in the order of their wires' pins.
-    def box_h(part):
+    def _routes(self):
+        """Which side each part goes on: where most of its wires leave the board."""
+        h = self.h
+        self.routes, self.side_of = routes, side_of = [], {}
+        colour_i = 0
+        for part in self.d.parts:
+            votes = [h.side(pp.wire.pin) for pp in part.pins if pp.wire is not None]
+            side_of[part.slug] = max(
+                ("left", "right"), key=lambda s: (votes.count(s), s == votes[0])
+            )
+            for i, pp in enumerate(part.pins):
+                if pp.wire is None:
+                    continue
+                w = pp.wire
+                if w.kind == "signal":
+                    colour = SIGNAL_COLOURS[colour_i % len(SIGNAL_COLOURS)]
+                    colour_i += 1
+                else:
+                    colour = COLOURS[w.kind]
+                here = h.side(w.pin)
+                there = side_of[part.slug]
+                routes.append(
+                    _Route(part, i, w, colour, (here,) if here == there else (here, there))
+                )
+
+    def box_h(self, part):
         return 22 + NOTE_ROW * len(part.notes) + ROW * len(part.pins) + 4
 
-    def mean_y(part):
-        ys = [pin_xy(r.wire.pin)[1] for r in routes if r.part is part]
+    def mean_y(self, part):
+        ys = [self.pin_xy(r.wire.pin)[1] for r in self.routes if r.part is part]
         return sum(ys) / len(ys)
 
-    tops = {}
-    for side in ("left", "right"):
-        y = by - 30
-        for part in sorted((p for p in d.parts if side_of[p.slug] == side), key=mean_y):
-            top = max(y, mean_y(part) - box_h(part) / 2)
-            tops[part.slug] = top
-            y = top + box_h(part) + GAP
+    def _boxes(self):
+        """Part boxes: stacked on their side in the order of their wires' pins."""
+        self.tops = {}
+        for side in ("left", "right"):
+            y = self.by - 30
+            parts = (p for p in self.d.parts if self.side_of[p.slug] == side)
+            for part in sorted(parts, key=self.mean_y):
+                top = max(y, self.mean_y(part) - self.box_h(part) / 2)
+                self.tops[part.slug] = top
+                y = top + self.box_h(part) + GAP
 
-    def part_pin_y(part, i):
-        return tops[part.slug] + 22 + NOTE_ROW * len(part.notes) + ROW * i + ROW / 2
+    def part_pin_y(self, part, i):
+        return self.tops[part.slug] + 22 + NOTE_ROW * len(part.notes) + ROW * i + ROW / 2
 
-    # Wires that cross to the other side go round the board's nearer end on a bus row.
-    top_bus, bottom_bus = 0, 0
-    for r in routes:
-        if len(r.sides) == 2:
-            mid = (pin_xy(r.wire.pin)[1] + part_pin_y(r.part, r.index)) / 2
-            if mid < by + bh / 2:
-                top_bus += 1
-                r.bus_y = by - 3 * SCALE - top_bus * LANE
-            else:
-                bottom_bus += 1
-                r.bus_y = by + bh + 2 * SCALE + bottom_bus * LANE
+    def _buses(self):
+        """Wires that cross to the other side go round the board's nearer end on a bus row."""
+        by, bh = self.by, self.bh
+        self.top_bus = self.bottom_bus = 0
+        for r in self.routes:
+            if len(r.sides) == 2:
+                mid = (self.pin_xy(r.wire.pin)[1] + self.part_pin_y(r.part, r.index)) / 2
+                if mid < by + bh / 2:
+                    self.top_bus += 1
+                    r.bus_y = by - 3 * SCALE - self.top_bus * LANE
+                else:
+                    self.bottom_bus += 1
+                    r.bus_y = by + bh + 2 * SCALE + self.bottom_bus * LANE
 
-    # Lanes on each side, then the part columns beyond them.
-    lanes_n = {}
-    for side in ("left", "right"):
-        segments = {}
-        for n, r in enumerate(routes):
-            py = pin_xy(r.wire.pin)[1]
-            ty = part_pin_y(r.part, r.index)
-            if r.sides == (side,):
-                segments[n] = (r.wire.net, py, ty)
-            elif r.sides[0] == side:
-                segments[n] = (r.wire.net, py, r.bus_y)
-            elif side in r.sides:
-                segments[n] = (r.wire.net, r.bus_y, ty)
-        order = _assign_lanes(segments)
-        for lane, n in enumerate(order):
-            routes[n].lanes[side] = lane + 1
-        lanes_n[side] = len(order)
+    def _lanes(self):
+        """Lanes on each side, then the part columns beyond them."""
+        routes = self.routes
+        self.lanes_n = {}
+        for side in ("left", "right"):
+            segments = {}
+            for n, r in enumerate(routes):
+                py = self.pin_xy(r.wire.pin)[1]
+                ty = self.part_pin_y(r.part, r.index)
+                if r.sides == (side,):
+                    segments[n] = (r.wire.net, py, ty)
+                elif r.sides[0] == side:
+                    segments[n] = (r.wire.net, py, r.bus_y)
+                elif side in r.sides:
+                    segments[n] = (r.wire.net, r.bus_y, ty)
+            order = _assign_lanes(segments)
+            for lane, n in enumerate(order):
+                routes[n].lanes[side] = lane + 1
+            self.lanes_n[side] = len(order)
 
-    def part_w(part):
+    def part_w(self, part):
         texts = [(part.title, 11)] + [(n, 9) for n in part.notes]
         return max([PART_W] + [int(0.6 * size * len(t)) + 20 for t, size in texts])
 
-    col_w = {
-        side: max([PART_W] + [part_w(p) for p in d.parts if side_of[p.slug] == side])
-        for side in ("left", "right")
-    }
-    left_col = bx - 20 - LANE * (lanes_n["left"] + 1)  # the left boxes' right edge
-    right_col = bx + bw + 20 + LANE * (lanes_n["right"] + 1)
+    def lane_x(self, side, lane):
+        if side == "left":
+            return self.bx - 14 - LANE * lane
+        return self.bx + self.bw + 14 + LANE * lane
 
-    def lane_x(side, lane):
-        return bx - 14 - LANE * lane if side == "left" else bx + bw + 14 + LANE * lane
 
-    # The board: outline, header, what is on it.
+def render(d, source):
+    """The SVG text of diagram `d`; `source` names the board file in the drawing."""
+    lay = _Layout(d)
+    svg = _Svg()
+    _draw_board(svg, lay)
+    marks = _draw_marks(svg, lay)
+    _draw_parts(svg, lay)
+    _draw_wires(svg, lay)
+    title = "%s: the wiring of %s" % (lay.h.title, source)
+    _draw_captions(svg, lay, title, source, marks)
+    return _svg_text(svg, d, title, source)
+
+
+def _draw_board(svg, lay):
+    """The board: outline, header, what is on it."""
+    h, bx, by = lay.h, lay.bx, lay.by
     svg.rect(
         bx,
         by,
-        bw,
-        bh,
+        lay.bw,
+        lay.bh,
         'rx="8" fill="#2e7d32" fill-opacity="0.10" stroke="#2e7d32" stroke-width="2"',
     )
     for f in h.features:
@@ -511,9 +548,9 @@ def render(d, source):
             svg.text(fx + fw / 2, fy + fh / 2 + 4, f.label, 9, "middle", colour)
         elif f.kind in ("usb", "button"):
             svg.text(fx + fw / 2, fy + fh / 2 + 3, f.label, 7, "middle", "#333")
-    used = {r.wire.pin.number for r in routes}
+    used = {r.wire.pin.number for r in lay.routes}
     for pin in h.pins:
-        x, y = pin_xy(pin)
+        x, y = lay.pin_xy(pin)
         left = h.side(pin) == "left"
         fill = "#ffd54f" if pin.number in used else "#ffffff"
         svg.grow(x - 5, y - 5)
@@ -530,9 +567,13 @@ def render(d, source):
             svg.text(x - 8, y + 4, num, 7, "end", "#777")
             svg.text(x - 21, y + 4, pin.name, 10, "end", "#111", weight)
 
-    # Marks for what is on the board, numbered; the list goes under the drawing.
+
+def _draw_marks(svg, lay):
+    """Marks for what is on the board, numbered; returns [(n, item)] for the list under
+    the drawing."""
+    h, bx, by = lay.h, lay.bx, lay.by
     marks = []
-    for ob in d.onboard:
+    for ob in lay.d.onboard:
         n = len(marks) + 1
         marks.append((n, ob))
         if ob.feature is not None:
@@ -548,20 +589,23 @@ def render(d, source):
             )
             svg.add('<circle cx="%s" cy="%s" r="7" fill="#e65100"/>' % (_f(cx), _f(cy)))
             svg.text(cx, cy + 4, str(n), 10, "middle", "#fff", "bold")
+    return marks
 
-    # The part boxes.
-    for part in d.parts:
-        side = side_of[part.slug]
-        width = col_w[side]
-        x0 = left_col - width if side == "left" else right_col
-        top = tops[part.slug]
+
+def _draw_parts(svg, lay):
+    """The part boxes, their pins and (an amplifier's) speaker."""
+    for part in lay.d.parts:
+        side = lay.side_of[part.slug]
+        width = lay.col_w[side]
+        x0 = lay.left_col - width if side == "left" else lay.right_col
+        top = lay.tops[part.slug]
         dash = ' stroke-dasharray="6 4"' if part.alternative else ""
         svg.add('<g class="part"%s>' % _attrs(part=part.slug))
         svg.rect(
             x0,
             top,
             width,
-            box_h(part),
+            lay.box_h(part),
             'rx="6" fill="#fafafa" stroke="#555" stroke-width="1.5"%s' % dash,
         )
         svg.text(x0 + 8, top + 15, part.title, 11, "start", "#111", "bold")
@@ -569,7 +613,7 @@ def render(d, source):
             svg.text(x0 + 8, top + 28 + NOTE_ROW * k, note, 9, "start", "#555")
         inner = x0 + width if side == "left" else x0
         for i, pp in enumerate(part.pins):
-            y = part_pin_y(part, i)
+            y = lay.part_pin_y(part, i)
             svg.add(
                 '<circle cx="%s" cy="%s" r="3.5" fill="#fff" stroke="#555"/>' % (_f(inner), _f(y))
             )
@@ -583,19 +627,21 @@ def render(d, source):
             _speaker(svg, part, x0 if side == "left" else x0 + width, top, side)
         svg.add("</g>")
 
-    # The wires.
-    for r in routes:
+
+def _draw_wires(svg, lay):
+    """Each wire from its header pin along its lanes (and bus row) to its part's pin."""
+    for r in lay.routes:
         side = r.sides[-1]
-        inner = left_col if side == "left" else right_col
-        px, py = pin_xy(r.wire.pin)
-        ty = part_pin_y(r.part, r.index)
+        inner = lay.left_col if side == "left" else lay.right_col
+        px, py = lay.pin_xy(r.wire.pin)
+        ty = lay.part_pin_y(r.part, r.index)
         pts = [(px, py)]
         if len(r.sides) == 1:
-            lx = lane_x(side, r.lanes[side])
+            lx = lay.lane_x(side, r.lanes[side])
             pts += [(lx, py), (lx, ty)]
         else:
             a, b = r.sides
-            la, lb = lane_x(a, r.lanes[a]), lane_x(b, r.lanes[b])
+            la, lb = lay.lane_x(a, r.lanes[a]), lay.lane_x(b, r.lanes[b])
             pts += [(la, py), (la, r.bus_y), (lb, r.bus_y), (lb, ty)]
         pts.append((inner, ty))
         for x, y in pts:
@@ -626,13 +672,16 @@ def render(d, source):
             arrow = " \u25b6|" if side == "left" else " |\u25c0"
             svg.text((x1 + x2) / 2, y1 - 4, r.wire.via + arrow, 9, "middle", "#b71c1c", "bold")
 
-    # Title, the on-board list, notes, licence.
-    title = "%s: the wiring of %s" % (h.title, source)
+
+def _draw_captions(svg, lay, title, source, marks):
+    """Title, the on-board list, notes, licence."""
+    by = lay.by
     x_min = min(svg.xs)
-    svg.text(x_min, by - 3 * SCALE - LANE * (top_bus + 1) - 34, title, 15, "start", "#111", "bold")
+    above = by - 3 * SCALE - LANE * (lay.top_bus + 1)
+    svg.text(x_min, above - 34, title, 15, "start", "#111", "bold")
     svg.text(
         x_min,
-        by - 3 * SCALE - LANE * (top_bus + 1) - 18,
+        above - 18,
         "top view; every GPIO the board file names, at its pin on the header",
         10,
         "start",
@@ -646,7 +695,7 @@ def render(d, source):
         svg.text(x_min + 20, y, "%s  [%s: %s]" % (ob.text, ob.key, json.dumps(ob.value)), 11)
         svg.add("</g>")
         y += 18
-    for note in d.notes:
+    for note in lay.d.notes:
         svg.text(x_min, y, note, 11, "start", "#333")
         y += 18
     svg.text(
@@ -659,7 +708,9 @@ def render(d, source):
         "#777",
     )
 
-    # Whole pixels: a PNG of it has the same size.
+
+def _svg_text(svg, d, title, source):
+    """The document: its size in whole pixels (a PNG of it has the same), then the items."""
     x0, y0 = math.floor(min(svg.xs) - 16), math.floor(min(svg.ys) - 16)
     width, height = math.ceil(max(svg.xs) + 16 - x0), math.ceil(max(svg.ys) + 16 - y0)
     head = (
