@@ -134,7 +134,20 @@ def diagram(name, spec):
     board = spec.get("board", name)
     header = header_for(board)
     parts, onboard, notes = [], [], []
+    _keys(header, spec, parts, onboard)
+    _audio(header, spec, parts)
+    _display(header, spec, parts)
+    _battery(header, spec, parts, onboard)
+    for part in parts:
+        if part.swappable:
+            part.pins.sort(key=lambda pp: (pp.wire.pin.y, pp.wire.kind != "signal"))
+    if header.pins_named("GND"):
+        notes.append("Any GND pin will do; the ones drawn are the nearest.")
+    return Diagram(name, header, parts, onboard, notes)
 
+
+def _keys(header, spec, parts, onboard):
+    """The players' buttons, the arbiter key and the LED (the last two may be on the board)."""
     buttons = spec.get("buttons", {})
     for side, whose in (("left", "Black's"), ("right", "White's")):
         if side in buttons:
@@ -171,6 +184,9 @@ def diagram(name, spec):
                         ("anode", "cathode"), "330 \u03a9 in series")
             )  # fmt: skip
 
+
+def _audio(header, spec, parts):
+    """The I2S amplifier, and a buzzer (for beeps, or instead of the amplifier)."""
     audio = spec.get("audio", "none")
     i2s = spec.get("i2s")
     if audio == "i2s" and isinstance(i2s, dict):
@@ -209,6 +225,9 @@ def diagram(name, spec):
             )
         )
 
+
+def _display(header, spec, parts):
+    """An SSD1306 display on I2C."""
     display = spec.get("display")
     if isinstance(display, dict):
         scl = _gpio_wire(header, "display.scl", display.get("scl"))
@@ -227,6 +246,9 @@ def diagram(name, spec):
             )
         )
 
+
+def _battery(header, spec, parts, onboard):
+    """A battery: the board's own supply input (Pico), or a divider and a boost converter."""
     battery = spec.get("battery")
     if isinstance(battery, dict):
         adc = battery.get("pin")
@@ -275,12 +297,6 @@ def diagram(name, spec):
                     ["its switch off before USB is plugged in"],
                 )
             )
-    for part in parts:
-        if part.swappable:
-            part.pins.sort(key=lambda pp: (pp.wire.pin.y, pp.wire.kind != "signal"))
-    if header.pins_named("GND"):
-        notes.append("Any GND pin will do; the ones drawn are the nearest.")
-    return Diagram(name, header, parts, onboard, notes)
 
 
 def _num(x):
