@@ -289,11 +289,22 @@ def _mm(v):
 def drawing(p):
     """The case in three views (side, top, back) with its main dimensions, as SVG text."""
     d = derived(p)
-    W, D, H, F, T, B = p["case_w"], p["case_d"], p["case_h"], p["front_h"], p["top_d"], p["base_t"]
+    D, H, B = p["case_d"], p["case_h"], p["base_t"]
     g = _Draw()
-
     # Side view, seen from the right-hand end: front (display) on the left.
     ox, oy = 60, 80 + (H + B) * PX
+    _side_view(g, p, d, ox, oy)
+    # Top view: front at the bottom.
+    tx, ty = ox + D * PX + 110, 80
+    _top_view(g, p, d, tx, ty)
+    # Back view (seen from behind: the right-hand end on the left).
+    bx, by = tx, ty + D * PX + 80 + (H + B) * PX
+    _back_view(g, p, bx, by)
+    return _drawing_document(g, p, tx, by)
+
+
+def _side_view(g, p, d, ox, oy):
+    D, H, F, T, B = p["case_d"], p["case_h"], p["front_h"], p["top_d"], p["base_t"]
 
     def side(y, z):
         return ox + y * PX, oy - z * PX
@@ -311,8 +322,9 @@ def drawing(p):
     sx, sy = side((D - T) / 2, B + (F + H) / 2)
     g.text(sx + 30, sy + 34, "display slope %s\u00b0" % _mm(d["slope_a"]), 11, "start")
 
-    # Top view: front at the bottom.
-    tx, ty = ox + D * PX + 110, 80
+
+def _top_view(g, p, d, tx, ty):
+    W, D, T = p["case_w"], p["case_d"], p["top_d"]
 
     def top(x, y):
         return tx + (x + W / 2) * PX, ty + (D - y) * PX
@@ -362,8 +374,10 @@ def drawing(p):
     g.text(*top(p["arbiter_x"], mid * cos_a - p["arbiter_recess_d"] / 2 - 4), "arbiter key", 10)
     g.text(*top(0, d["top_y"] - 1), "speaker", 10)
 
-    # Back view (seen from behind: the right-hand end on the left).
-    bx, by = tx, ty + D * PX + 80 + (H + B) * PX
+
+def _back_view(g, p, bx, by):
+    W, H, B = p["case_w"], p["case_h"], p["base_t"]
+    c = p["end_chamfer"]
 
     def back(x, z):
         return bx + (W / 2 - x) * PX, by - z * PX
@@ -387,6 +401,10 @@ def drawing(p):
         g.text(*back(x, B + z + size[1] / 2 + 4), label, 10)
     g.dim(*back(W / 2, B + H), *back(W / 2, 0), "%s" % _mm(H + B), -22, "back_total_h")
 
+
+def _drawing_document(g, p, tx, by):
+    """The notes under the views, then the SVG document around what `g` drew."""
+    W = p["case_w"]
     notes = [
         "All sizes in mm, from hardware/case.scad's parameters (the parts' sizes are typical ones: measure yours).",
         "Two prints: the shell (upside down, its top on the bed) and the base plate; four M3 \u00d7 10 self-tapping screws from below.",
