@@ -96,7 +96,6 @@ class Hall:
         self.refusals = 0
         self.was_up = False
         self.told = None  # the last link problem told (one notice per change)
-        self.published = 0
         self.faults = 0  # exceptions caught in step
         ca = session.fs.read(mq["ca"]) if self.tls else None
         if self.tls and not ca:
@@ -137,8 +136,6 @@ class Hall:
         ev.clock_event(clock, kind, side, t, tick, value, more)
         if c.publish(self.t_event, ev.line, 1) < 0:
             self.events_dropped += 1
-        else:
-            self.published += 1
 
     def changed(self):
         self.state_due = True
@@ -228,7 +225,6 @@ class Hall:
         if self.c.publish(self.t_state, _dumps(msg).encode(), 0, True) >= 0:
             self.state_at = now
             self.state_due = False
-            self.published += 1
 
     def _arbiter(self):
         s = self.s

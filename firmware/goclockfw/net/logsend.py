@@ -52,7 +52,6 @@ class LogSender:
         self.caught_game = None  # the game sent as far as it was written ...
         self.caught_count = 0  # ... when it had this many records
         self._slice_hdr = bytearray(24)
-        self.published = 0
 
     def rewind(self):
         """After a drop or a connect: everything not acknowledged is sent again."""
@@ -135,7 +134,6 @@ class LogSender:
         pid = self.c.publish(self.t_log, hdr, 1, False, memoryview(data)[:end])
         if pid < 0:
             return
-        self.published += 1
         self.sent_rec = rec
         self.sent_off += end
         self.flight.append([pid, rec, self.sent_off, False, g])
@@ -157,18 +155,17 @@ class LogSender:
 
     def puback(self, pid):
         """The broker acknowledged `pid`: the cursor moves past every slice acknowledged
-        in order. False when `pid` is not a slice's (an event's, a reply's)."""
+        in order (a `pid` not a slice's, an event's or a reply's, changes nothing)."""
         fl = self.flight
         for f in fl:
             if f[0] == pid:
                 f[3] = True
                 break
         else:
-            return False
+            return
         while fl and fl[0][3]:
             f = fl.pop(0)
             self.cursor.ack(f[4], f[1], f[2])
-        return True
 
     def keep_cursor(self, now):
         """The cursor written to flash, at most every CURSOR_MS and at a quiet moment."""
