@@ -342,10 +342,15 @@ def test_deploy_compiles_the_package_into_lib(line, firmware, capsys):
         "/board.json",
         "/lib/goclockfw/__init__.mpy",
         "/lib/goclockfw/board/rp2board.mpy",
+        "/lib/goclockfw/build.sha256",
         "/lib/goclockfw/core/clockcore.mpy",
         "/main.py",
     ]
     assert board.files["/lib/goclockfw/core/clockcore.mpy"][:1] == b"M"  # .mpy, not source
+    # the package's hash, which the board compares with its ROMFS partition's, comes last
+    lib = [path for path in board.files if path.startswith("/lib/")]
+    assert lib[-1] == "/lib/goclockfw/build.sha256"
+    assert len(board.files[lib[-1]].strip()) == 64
     assert b"from goclockfw.boot import run" in board.files["/main.py"]
     assert json.loads(board.files["/board.json"])["family"] == "rp2"
     assert board.restarted

@@ -1,8 +1,8 @@
 """`goclock deploy --romfs`: the package's .mpy files in one ROMFS image (mpremote's
 format) written to the board's ROMFS partition by `mpremote romfs deploy`, the rest to
 the file system; a failed write stops the deploy before anything is copied; a plain
-deploy to a board whose package is in ROMFS refuses (its /rom/lib comes first on
-sys.path). The image boots on the emulated Pico in tests/rp2/test_romfs.py."""
+deploy to an ESP32 whose package is in ROMFS refuses (its /rom/lib comes first on
+sys.path), a Pico moves the new package there itself. The image boots on the emulated Pico in tests/rp2/test_romfs.py."""
 
 import pytest
 
@@ -64,13 +64,26 @@ def test_a_board_without_a_partition_stops_the_deploy_before_any_copy(line):
 
 
 @pytest.mark.usefixtures("firmware_fixture")
-def test_a_plain_deploy_refuses_a_board_that_runs_from_its_romfs(line):
+def test_a_plain_deploy_over_a_romfs_package_is_moved_by_a_pico_refused_by_an_esp32(line, capsys):
+    # A Pico moves the new /lib package into its partition when it starts (goclockfw/romfs.py)
+    rc, board, images = deploy_romfs(line, present=["/rom/lib/goclockfw/__init__.mpy"])
+    assert rc == 0 and not images and "/lib/goclockfw/__init__.mpy" in board.files
+    assert "moves the package from /lib/goclockfw into its ROMFS partition" in (
+        capsys.readouterr().out
+    )
+    # An ESP32 would go on running the partition's package, which comes first on sys.path
+    args = build_parser().parse_args(
+        ["--port", line.path, "deploy", "--board", "esp32-devkitc", "--voice", "none"]
+    )
+    args.no_mip = True
     with pytest.raises(GoclockError) as err:
-        deploy_romfs(line, present=["/rom/lib/goclockfw/__init__.mpy"])
+        deploy.do_deploy(
+            args,
+            open_board=lambda port: FakeBoard(port, ["/rom/lib/goclockfw/__init__.mpy"]),
+            romfs=lambda port, path: (True, None),
+        )
     assert "runs goclock from its ROMFS partition (/rom/lib/goclockfw)" in str(err.value)
     assert "deploy with --romfs again" in str(err.value)
-    rc, board, images = deploy_romfs(line, present=["/rom/other.mpy"])
-    assert rc == 0 and not images and "/lib/goclockfw/__init__.mpy" in board.files
 
 
 @pytest.mark.usefixtures("firmware_fixture")

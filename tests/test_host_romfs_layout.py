@@ -12,6 +12,7 @@ import pytest
 
 from conftest import run_micropython
 from goclock import firmware, romfs
+from goclockfw.romfs import _Reader
 
 FIRMWARE = os.path.join(os.path.dirname(__file__), "..", "firmware")
 VIPER_MODULES = (
@@ -60,7 +61,7 @@ def test_a_number_written_longer_reads_the_same():
         for extra in range(4):
             data = romfs.encode_uint(value, extra)
             assert len(data) == len(romfs.encode_uint(value)) + extra
-            reader = romfs._Reader(data)
+            reader = _Reader(data)
             assert reader.uint() == value and reader.at == len(data)
 
 

@@ -11,6 +11,7 @@ the boards, as one package (on a board: /lib/goclockfw, or frozen into the image
                code that touches hardware
     events.py  the one event line format (the log, the serial events, the simulator)
     boot.py    picks the board, builds the loop, runs it
+    romfs.py   moves a package copied to /lib into the RP2040's ROMFS partition at power-up
     desktop/   desktop-only: the board on a PC (`make sim`, the tests) and the chip model
     browser/   browser-only: the board in a web page (MicroPython's WebAssembly port)
     scenario/  desktop-only: the scenario runner of `goclock simulate`

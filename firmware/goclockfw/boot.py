@@ -1,7 +1,8 @@
 """Start the clock on the board this runs on: RP2040, ESP32, or the desktop (unix port).
 
 A board's /main.py is two lines that call `run()` (MAIN_PY, written by `goclock deploy`);
-the desktop runs `micropython firmware/main.py`, the same two lines. The board (board/base.py's
+the desktop runs `micropython firmware/main.py`, the same two lines. On an RP2040, a package
+copied to /lib is first moved into the ROMFS partition, where it runs from flash (romfs.py). The board (board/base.py's
 interface) is picked by `sys.platform`; its pin map is /board.json on a real board. If the
 application fails to start (a bug, a broken flash), it is started again: a clock that can
 come up must come up. A KeyboardInterrupt (Ctrl-C while no game runs, as mpremote sends)
@@ -18,6 +19,18 @@ MAIN_PY = (
 )
 
 
+def _package_in_place():
+    """A package copied to /lib goes into the ROMFS partition first (romfs.py: the board
+    soft-resets after a move and starts again here)."""
+    from goclockfw import modules, romfs
+
+    try:
+        romfs.start()
+    except Exception as e:  # a clock that can come up must come up: from /lib, then
+        sys.print_exception(e)
+    modules.release(("goclockfw.romfs",))
+
+
 def make_board():
     """The board of this platform (board/base.py's interface)."""
     if sys.platform == "rp2":
@@ -30,6 +43,7 @@ def make_board():
 
 
 def run():
+    _package_in_place()
     board = make_board()
     failures = 0
     while not board.quit:

@@ -18,6 +18,7 @@ with each file's bytes and each function's machine code on a word (goclock/romfs
 that a plain image with tools/rp2/patches/0013 runs the viper code in place too.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ import subprocess
 import sys
 
 from goclockfw.boot import MAIN_PY
+from goclockfw.romfs import BUILD as BUILD_HASH
 
 from . import resources
 from .errors import GoclockError, UsageError
@@ -106,12 +108,29 @@ def build(board, out_root):
         if proc.returncode:
             raise GoclockError("mpy-cross failed on %s: %s" % (rel, proc.stderr.strip()))
         plan.append((local, "%s/%s" % (LIB, rel[:-3] + ".mpy")))
+    plan.append(_build_hash(plan, out))
     main = os.path.join(out, "main.py")
     with open(main, "w", encoding="utf-8") as f:
         f.write(MAIN_PY)
     plan.append((main, "/main.py"))
     plan.append((board_path, "/board.json"))  # the pin map, read by the hardware layer
     return plan
+
+
+def _build_hash(plan, out):
+    """The package's build.sha256: the hash of its files, paths and bytes. A board compares
+    it with the one in its ROMFS partition to know whether /lib's package is there yet
+    (goclockfw/romfs.py); it is copied last, so a deploy cut short leaves the old one."""
+    digest = hashlib.sha256()
+    for local, remote in sorted(plan, key=lambda pair: pair[1]):
+        with open(local, "rb") as f:
+            data = f.read()
+        digest.update(b"%s %d\n" % (remote.encode(), len(data)))
+        digest.update(data)
+    local = os.path.join(out, PACKAGE, BUILD_HASH)
+    with open(local, "w", encoding="ascii") as f:
+        f.write(digest.hexdigest() + "\n")
+    return local, "%s/%s" % (LIB, BUILD_HASH)
 
 
 def stale(present, plan):

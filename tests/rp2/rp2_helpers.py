@@ -12,6 +12,10 @@ REPO = Path(__file__).resolve().parent.parent.parent
 
 FIGURES = []  # (what, value)
 
+# What a plain deploy's first boot prints: its package moved from /lib into the ROMFS
+# partition (goclockfw/romfs.py), the board soft-reset to mount it. Nothing else may be.
+MOVED = ["MPY: soft reboot"]
+
 
 def figure(what, value):
     FIGURES.append((what, value))

@@ -1,4 +1,5 @@
-"""The firmware as `goclock deploy` lays it out (.mpy files) on the emulated Pico.
+"""The firmware as `goclock deploy` lays it out (.mpy files in /lib) on the emulated Pico,
+which moves the package into its ROMFS partition at the first boot (goclockfw/romfs.py).
 
 One Pico boots for the whole module and the tests follow one game in order, as a host
 would: info, status, config.set, a game of virtual presses with byo-yomi calls, pause and
@@ -10,7 +11,7 @@ periods of 10 s, "cn" calls: in a 10 s period "5秒" at 5 s, "8秒" at 8 s, "还
 import base64
 
 import pytest
-from rp2_helpers import boot, emu, figure, layout
+from rp2_helpers import MOVED, boot, emu, figure, layout
 
 from goclockfw.protocol.commands import PROTOCOL_VERSION
 from goclockfw.storage import logline
@@ -44,10 +45,11 @@ def test_boot_answers_info(clock):
     assert info["flash_free"] > 0
     figure("boot to first reply, .mpy layout", "%.3f emulated s" % pico.now_s)
     p = heap(s, "after boot")
-    assert p["app_file"].endswith(".mpy")  # the compiled layout is what runs
+    # the compiled layout is what runs, moved by the Pico from /lib into its ROMFS partition
+    assert p["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
     assert 0 < p["mem_free"] < 264 * 1024
     figure("the probe's own heap (not in the firmware)", "%d bytes" % p["probe_bytes"])
-    assert not s.noise, s.noise  # no traceback, no REPL
+    assert s.noise == MOVED, s.noise  # the move's soft reset; no traceback, no REPL
 
 
 def test_status_idle_with_default_time_control(clock):
@@ -146,7 +148,7 @@ def test_reboot_from_the_same_flash_resumes_the_game(clock, tmp_path):
     moves = s.request("status")["moves"]
     fs = pico.fs_image()  # the power goes: what the flash holds is all that is left
     assert any(p.startswith("/sounds/zh/") for p in emu.read_fs(fs))
-    pico2, s2 = boot(clock["image"], None, tmp_path, fs=fs)
+    pico2, s2 = boot(clock["image"], None, tmp_path, fs=fs, romfs=pico.romfs_image())
     s2.wait_ready(timeout=30)
     st = s2.request("status")
     assert st["state"] == "paused"  # a game cut off by a power loss comes back paused
@@ -156,4 +158,4 @@ def test_reboot_from_the_same_flash_resumes_the_game(clock, tmp_path):
     s2.run_for(0.5)
     assert s2.request("press", side="black")["accepted"] is True
     assert s2.request("status")["moves"] == moves + 1
-    assert not s2.noise, s2.noise
+    assert not s2.noise, s2.noise  # the package is not moved again

@@ -37,7 +37,7 @@ The clock, in order (one Pico, one flash):
 """
 
 import pytest
-from rp2_helpers import boot, figure, layout
+from rp2_helpers import MOVED, boot, figure, layout
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -57,6 +57,8 @@ SPARES_RUNNING = 2  # storage/journal.py: the erased chunks a game in progress k
 def pico(plain_image, tmp_path_factory):
     pico, s = boot(plain_image, layout.firmware_files(), tmp_path_factory.mktemp("alloc"))
     s.wait_ready(timeout=60)
+    assert s.noise == MOVED, s.noise  # the package moved into ROMFS, then nothing
+    s.noise.clear()
     # The emulated supply (tools/rp2/emu.py VSYS_MV): no low-battery notice falls in a window.
     assert 4500 < s.request("info")["battery_mv"] < 5100
     s.request("config.set", config={"time_control": TC})

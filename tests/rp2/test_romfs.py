@@ -1,12 +1,12 @@
 """`goclock deploy --romfs` on the emulated Pico: the package's .mpy files in the plain
 image's ROMFS partition (tools/rp2/romfs.py, the deploy's own image), main.py and the pin
 map on the file system. MicroPython mounts the partition at /rom and runs the package
-from there; its bytecode stays in flash, so the heap keeps what the .mpy layout (the same
-files in /lib) loads into it. Both boot here, from the same files, on the same image. The viper modules' machine code runs in flash too
-from the ROMFS (tools/rp2/patches/0013, goclock/romfs.py's layout), from the heap in /lib."""
+from there; its bytecode stays in flash, and the viper modules' machine code runs there
+too (tools/rp2/patches/0013, goclock/romfs.py's layout). A plain deploy (the same files
+in /lib) is moved there by the Pico itself at its first boot (goclockfw/romfs.py)."""
 
 import pytest
-from rp2_helpers import boot, figure, layout
+from rp2_helpers import MOVED, boot, figure, layout
 
 from tools.rp2 import romfs
 
@@ -39,16 +39,46 @@ def test_the_package_runs_from_the_romfs_and_leaves_its_bytecode_in_flash(
     assert s.request("press", side="black")["accepted"] is True
     assert s.request("status")["state"] == "running"
     in_rom = s.request("probe", code_at="goclockfw.jsontext_viper")["code_at"]
-    _, s2, p2, _ = booted(plain_image, tmp_path_factory.mktemp("mpy"), False)
-    assert p2["app_file"] == "/lib/goclockfw/app/session.mpy"
-    in_lib = s2.request("probe", code_at="goclockfw.jsontext_viper")["code_at"]
-    assert "scan_flat" in in_rom and in_rom.keys() == in_lib.keys()
+    assert "scan_flat" in in_rom
     assert all(FLASH <= at < RAM and at % 4 == 0 for at in in_rom.values()), in_rom
-    assert all(at >= RAM for at in in_lib.values()), in_lib
-    gained = p["mem_free"] - p2["mem_free"]
     figure("heap free after boot, .mpy files in ROMFS", "%d bytes" % p["mem_free"])
-    figure("  the same files in /lib (the .mpy layout)", "%d bytes" % p2["mem_free"])
     figure("  the ROMFS image", "%d bytes" % len(data))
-    # Most of the bytecode stays in flash: the heap keeps well over a third of the image
-    # (what is still made in RAM: raw code and constant tables, qstr entries, viper code).
-    assert gained > len(data) // 3, (gained, len(data))
+
+
+def test_a_plain_deploy_moves_itself_into_the_romfs_at_its_first_boot(
+    plain_image, tmp_path_factory
+):
+    """The same files copied to /lib: the Pico writes the same image into its partition
+    (goclockfw/romfs.py), soft-resets, and runs the package from there, in flash."""
+    _, data = romfs.layout(layout.firmware_files())
+    pico, s, p, _ = booted(plain_image, tmp_path_factory.mktemp("mpy"), False)
+    assert s.noise == MOVED, s.noise
+    assert p["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
+    written = pico.romfs_image()
+    assert written[: len(data)] == data  # byte for byte the image `deploy --romfs` writes
+    in_rom = s.request("probe", code_at="goclockfw.jsontext_viper")["code_at"]
+    assert all(FLASH <= at < RAM and at % 4 == 0 for at in in_rom.values()), in_rom
+    figure("heap free after boot, .mpy files in /lib, moved", "%d bytes" % p["mem_free"])
+    figure("  first boot, the move included", "%.3f emulated s" % pico.now_s)
+    # A reboot from that flash finds the package in place: nothing is written again.
+    pico2, s2 = boot(plain_image, None, None, fs=pico.fs_image(), romfs=written)
+    s2.wait_ready(timeout=30)
+    assert not s2.noise, s2.noise
+    assert pico2.romfs_image() == written
+    assert s2.request("probe")["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
+    # A later plain deploy (a new package in /lib) over it: the partition's package, which
+    # runs then, retires the partition and restarts; from /lib the new one is moved in.
+    newer = tmp_path_factory.mktemp("newer")
+    files = []
+    for local, remote in layout.firmware_files():
+        if remote.endswith("/build.sha256"):
+            local = str(newer / "build.sha256")
+            with open(local, "w") as f:
+                f.write("f" * 64 + "\n")
+        files.append((local, remote))
+    pico3, s3 = boot(plain_image, files, newer, romfs=written)
+    s3.wait_ready(timeout=60)
+    assert s3.noise == MOVED + MOVED, s3.noise
+    assert s3.request("probe")["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
+    moved = pico3.romfs_image()
+    assert moved != written and b"f" * 64 in moved and moved[:3] == written[:3]

@@ -24,7 +24,9 @@ def test_firmware_files_are_what_deploy_copies_to_a_pico():
     assert "/main.py" in dests and "/lib/goclockfw/app/session.mpy" in dests
     assert "/lib/goclockfw/board/rp2board.mpy" in dests
     assert not [d for d in dests if "/desktop/" in d or "/scenario/" in d or "esp32board" in d]
-    assert not [d for d in dests if d.startswith("/lib/") and not d.endswith(".mpy")]
+    # .mpy files, and the package's hash (which a Pico compares with its ROMFS partition's)
+    lib = [d for d in dests if d.startswith("/lib/")]
+    assert [d for d in lib if not d.endswith(".mpy")] == ["/lib/goclockfw/build.sha256"]
     assert [d for _s, d in layout.frozen_firmware_files()] == ["/main.py"]
 
 

@@ -384,6 +384,13 @@ class Pico:
         """The storage region as it is now: boot another Pico from it to reboot."""
         return bytes(self.mcu.flash[FS_START:FLASH_SIZE])
 
+    def romfs_image(self):
+        """The ROMFS partition as it is now (what a Pico wrote there itself included):
+        boot another Pico with it as `romfs` to reboot."""
+        from .build import ROMFS_BASE, ROMFS_BYTES
+
+        return bytes(self.mcu.flash[ROMFS_BASE : ROMFS_BASE + ROMFS_BYTES])
+
     def _on_watchdog(self):
         self.mcu.enter_reset(from_watchdog=True)
         self.mcu.leave_reset()

@@ -28,7 +28,8 @@ Also: (a) with `watch` on (the status and event lines a press sends), and the ti
 full gc.collect() with the firmware's heap as it is.
 
 Each figure is printed with its target (issue 20) and whether it is met, for the .mpy
-layout (as `goclock deploy` lays it out) and the frozen image, one after the other
+layout (as `goclock deploy` lays it out: the files in /lib, which the Pico moves into its
+ROMFS partition at its first boot, goclockfw/romfs.py) and the frozen image, in turn
 (`--layout` picks one; `all` adds the .mpy files in the plain image's ROMFS partition, as
 `goclock deploy --romfs` lays them out: romfs.py).
 
@@ -771,7 +772,8 @@ def main(argv=None):
             label = ".mpy files in the ROMFS partition (as goclock deploy --romfs)"
         else:
             image = args.image or os.environ.get("GOCLOCK_RP2_IMAGE") or build.build()
-            files, label = layout_files("mpy"), ".mpy layout (as goclock deploy)"
+            files = layout_files("mpy")
+            label = ".mpy files in /lib (as goclock deploy; the Pico moves them into ROMFS)"
         runs.append((kind, image, files, label))
     if args.heap:
         missed = 0

@@ -5,10 +5,12 @@ MicroPython 1.25 mounts a ROMFS partition at /rom when it boots (py/runtime.c) a
 /rom and /rom/lib on sys.path, ahead of /lib. A .mpy imported from there is not loaded
 into the heap: its bytecode and the text of its names stay in flash and run in place
 (py/persistentcode.c reads them with mp_reader_try_read_rom; a name becomes a qstr that
-points into flash). What is still made in RAM: each function's raw code and constant
-table, the str objects of its constants, the qstr pool's entries, and the viper modules'
-machine code (relocated, as from any .mpy). The stock RPI_PICO image has no partition
-(MICROPY_HW_ROMFS_BYTES 0): goclock's plain image has one (build.py, ROMFS_BYTES).
+points into flash), and with patches 0013 and 0015 its viper code and its str constants
+too. What is still made in RAM: each function's raw code and constant table, and the
+qstr pool's entries. The stock RPI_PICO image has no partition (MICROPY_HW_ROMFS_BYTES
+0): goclock's plain image has one (build.py, ROMFS_BYTES). The same files copied to /lib
+(a plain deploy) are moved into it by the Pico itself at its first boot
+(goclockfw/romfs.py), into this same image.
 
     files, rom = layout(firmware_files)   # the file system's files, the ROMFS image
 """

@@ -145,8 +145,10 @@ def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_ro
         installed, why = install_driver(port)
     board = open_board(port)
     try:
-        if not rom and board.walk(firmware.ROM_LIB):
+        if not rom and spec["family"] != "rp2" and board.walk(firmware.ROM_LIB):
             # /rom/lib comes before /lib on sys.path: the new /lib files would never run.
+            # An RP2040 moves a new /lib package into its partition when it starts
+            # (goclockfw/romfs.py); other boards do not.
             raise GoclockError(
                 "this board runs goclock from its ROMFS partition (%s), which comes before "
                 "/lib: deploy with --romfs again (or empty the partition first: mpremote "
@@ -171,6 +173,11 @@ def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_ro
             ", voice " + args.voice if pack else "",
         )
     )
+    if not rom and spec["family"] == "rp2":
+        print(
+            "at its start the clock moves the package from %s into its ROMFS partition, if "
+            "its MicroPython image has one (goclock's does), and runs it from flash" % firmware.LIB
+        )
     if display:
         _say_driver(port, args, installed, why, already)
     return 0

@@ -1,0 +1,438 @@
+"""The package moved from /lib into the board's ROMFS partition, where it runs in place.
+
+A .mpy file in /lib is loaded into the heap when it is imported: its bytecode, names and
+constants, some 121 KB for the modules a running clock holds on an RP2040. From the ROMFS
+partition (MicroPython 1.25 mounts it at /rom, ahead of /lib on sys.path) the same file
+runs from flash. `goclock deploy --romfs` writes the partition from the PC. A package
+copied to /lib (a plain `goclock deploy`) is moved there by the clock itself at its next
+power-up: `start`, the first thing boot.py's `run` does.
+
+The image is laid out as the PC lays it out (host goclock/romfs.py makes the same bytes
+with mpremote's writer; tests/test_firmware_romfs.py compares them): each file's bytes on a
+word, and each .mpy's machine code on a word, so that tools/rp2/patches/0013 runs it in
+place. It is written with its first block last, read back and compared, and the board is
+soft-reset to mount it. A power cut in the middle leaves that first block erased:
+MicroPython mounts nothing, the package is imported from /lib, and the next power-up
+starts again.
+
+Nothing is done when the partition already holds /lib's package (the same build.sha256,
+the deploy's hash of the package), when /lib's package has no build.sha256 (copied by
+hand), on a board without a ROMFS partition (the stock RPI_PICO image), off the RP2040, or
+when the image would not fit. Then the package runs from /lib, as before.
+
+The .mpy layout (`align_mpy`) is also what the PC's writer uses: one copy of the format.
+"""
+
+import sys
+
+WORD = 4
+BLOCK = 4096  # the RP2040's flash sector: erased and written a block at a time
+PAGE = 256  # the flash's page: the least it programs
+LIB = "/lib/goclockfw"
+BUILD = "build.sha256"  # in the package: the deploy's hash of its files
+
+# The ROMFS format (MicroPython's extmod/vfs_rom.c; mpremote's romfs.py writes it).
+ROMFS_HEADER = b"\xd2\xcd\x31"
+HEADER_BYTES = 8  # the header's 3 B and the body's length in 5: the body starts on a word
+KIND_PADDING, KIND_DATA, KIND_POINTER, KIND_DIRECTORY, KIND_FILE = 1, 2, 3, 4, 5
+
+# .mpy version 6 (MicroPython 1.23-1.25): py/persistentcode.h, py/runtime0.h.
+MPY_VERSION = 6
+KIND_BYTECODE, KIND_NATIVE_PY, KIND_VIPER, KIND_ASM = 0, 1, 2, 3
+OBJ_STR, OBJ_BYTES, OBJ_TUPLE = 5, 6, 10
+OBJ_WITHOUT_DATA = 4  # the function table, None, False, True, Ellipsis: a type byte alone
+SCOPE_VIPERRELOC, SCOPE_VIPERRODATA, SCOPE_VIPERBSS = 0x10, 0x20, 0x40
+
+
+class NotAligned(ValueError):
+    """A .mpy this module cannot lay out (it is then left as it is: its code is copied)."""
+
+
+def encode_uint(value, extra=0):
+    """MicroPython's unsigned integer encoding (7 bits a byte, high first), with `extra`
+    leading zero digits (0x80), which its reader skips."""
+    digits = [value & 0x7F]
+    value >>= 7
+    while value:
+        digits.append(0x80 | (value & 0x7F))
+        value >>= 7
+    digits.extend([0x80] * extra)
+    digits.reverse()
+    return bytes(digits)
+
+
+class _Reader:
+    def __init__(self, data):
+        self.data = data  # a memoryview: what is taken is not copied
+        self.at = 0
+
+    def uint(self):
+        value = 0
+        while True:
+            if self.at >= len(self.data):
+                raise NotAligned("the .mpy ends inside a number")
+            byte = self.data[self.at]
+            self.at += 1
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                return value
+
+    def take(self, n):
+        if self.at + n > len(self.data):
+            raise NotAligned("the .mpy ends %d B early" % (self.at + n - len(self.data)))
+        chunk = self.data[self.at : self.at + n]
+        self.at += n
+        return chunk
+
+    def since(self, start):
+        return self.data[start : self.at]
+
+
+class _Parts:
+    """The laid-out file as the pieces it is made of (the file's own bytes as views of
+    it): the chip never holds a second copy of a .mpy."""
+
+    def __init__(self):
+        self.parts = []
+        self.length = 0
+
+    def add(self, part):
+        self.parts.append(part)
+        self.length += len(part)
+
+
+def align_mpy(data, placed=None, align=True):
+    """A .mpy's bytes -> the same module with each native function's code on a word
+    (counted from the file's start). A .mpy without native code comes back unchanged.
+    `placed`, a list, gets (kind, offset) of every function's code in the result (with
+    `align` False: where it is, for a comparison)."""
+    data = bytes(data)
+    return b"".join(bytes(part) for part in aligned_parts(data, placed, align))
+
+
+def aligned_parts(data, placed=None, align=True):
+    """align_mpy's result as a list of pieces (bytes, and views of `data`)."""
+    reader = _Reader(memoryview(data))
+    header = reader.take(4)
+    if header[0] != 0x4D or header[1] != MPY_VERSION:  # b"M", the version
+        raise NotAligned("not a version %d .mpy" % MPY_VERSION)
+    if header[2] >> 2 == 0:  # no native architecture: bytecode only
+        return [data]
+    out = _Parts()
+    out.add(header)
+    out.add(encode_uint(reader.uint()))  # qstrs
+    n_qstr = _last_uint(out)
+    out.add(encode_uint(reader.uint()))  # objects
+    n_obj = _last_uint(out)
+    start = reader.at
+    for _ in range(n_qstr):
+        length = reader.uint()
+        if not length & 1:  # not a static qstr: its text and a NUL follow
+            reader.take((length >> 1) + 1)
+    for _ in range(n_obj):
+        _skip_obj(reader)
+    out.add(reader.since(start))
+    _copy_raw_code(reader, out, placed, align)
+    if reader.at != len(data):
+        raise NotAligned("%d B after the module's code" % (len(data) - reader.at))
+    return out.parts
+
+
+def _last_uint(out):
+    return _Reader(out.parts[-1]).uint()
+
+
+def _skip_obj(reader):
+    kind = reader.take(1)[0]
+    if kind <= OBJ_WITHOUT_DATA:
+        return
+    length = reader.uint()
+    if kind == OBJ_TUPLE:
+        for _ in range(length):
+            _skip_obj(reader)
+        return
+    reader.take(length + (1 if kind in (OBJ_STR, OBJ_BYTES) else 0))  # str, bytes: a NUL
+
+
+def _copy_raw_code(reader, out, placed, align):
+    kind_len = reader.uint()
+    kind = kind_len & 3
+    code = reader.take(kind_len >> 3)
+    extra = 0
+    if kind != KIND_BYTECODE and align:
+        plain = len(encode_uint(kind_len))
+        extra = -(out.length + plain) % WORD
+    out.add(encode_uint(kind_len, extra))
+    if placed is not None:
+        placed.append((kind, out.length))
+    out.add(code)
+    start = reader.at
+    flags = 0
+    if kind == KIND_NATIVE_PY:
+        reader.uint()  # the prelude's offset
+    elif kind in (KIND_VIPER, KIND_ASM):
+        flags = reader.uint()
+        if kind == KIND_ASM:
+            reader.uint()  # its positional arguments
+            reader.uint()  # its type signature
+    if kind == KIND_VIPER:
+        if flags & SCOPE_VIPERRELOC:
+            raise NotAligned("viper code with relocations (a native module's)")
+        rodata = reader.uint() if flags & SCOPE_VIPERRODATA else 0
+        if flags & SCOPE_VIPERBSS:
+            reader.uint()
+        reader.take(rodata)
+    out.add(reader.since(start))
+    if kind_len & 4:  # children
+        out.add(encode_uint(reader.uint()))
+        for _ in range(_last_uint(out)):
+            _copy_raw_code(reader, out, placed, align)
+
+
+def laid_out(path, data):
+    """A file's bytes as the image holds them, as a list of pieces: a .mpy aligned when
+    it can be."""
+    if path.endswith(".mpy"):
+        try:
+            return aligned_parts(data)
+        except NotAligned:
+            pass  # loaded as before: its machine code is copied into the heap
+    return [data]
+
+
+# --- the image, as a stream ------------------------------------------------------------
+
+
+def _length(parts):
+    return sum(len(part) for part in parts)
+
+
+def _record(kind, payload):
+    return encode_uint(kind) + encode_uint(len(payload)) + payload
+
+
+def _padding(size):
+    """A padding record of exactly `size` bytes (0, or 2 and more)."""
+    return _record(KIND_PADDING, bytes(size - 2)) if size else b""
+
+
+def fill_gap(gap):
+    """A gap of 0-3 bytes made one a padding record can fill (it takes 2 B at least)."""
+    return gap + WORD if gap == 1 else gap
+
+
+def _data_gap(top, size):
+    """Before a data record of `size` bytes at `top` in the body: the padding that puts
+    its bytes on a word, and the record's kind and length (its head)."""
+    head = 1 + len(encode_uint(size))
+    return fill_gap(-(HEADER_BYTES + top + head) % WORD), head
+
+
+def _tree(sizes):
+    """[(path, size)], sorted -> the directory records, each file pointing at its data,
+    and the body's length before them."""
+    top = 0
+    root = {}
+    for path, size in sizes:
+        gap, head = _data_gap(top, size)
+        top += gap + head
+        node = root
+        parts = path.split("/")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = (size, top)
+        top += size
+    return _records(root), top
+
+
+def _records(node):
+    out = bytearray()
+    for name in sorted(node):
+        child = node[name]
+        named = encode_uint(len(name)) + name.encode()
+        if isinstance(child, dict):
+            out += _record(KIND_DIRECTORY, named + _records(child))
+        else:
+            pointer = encode_uint(child[0]) + encode_uint(child[1])
+            out += _record(KIND_FILE, named + _record(KIND_POINTER, pointer))
+    return bytes(out)
+
+
+def image_chunks(sizes, read):
+    """The ROMFS image's bytes, in order, as chunks: `sizes` is [(path, laid-out size)]
+    sorted by path, `read(path)` a file's laid-out pieces (laid_out). The files' bytes are read one at
+    a time, when their turn comes: the image is never whole in RAM. Yields the image's
+    length first (an int)."""
+    tree, top = _tree(sizes)
+    body = top + len(tree)
+    body += fill_gap(-(HEADER_BYTES + body) % WORD)
+    length = encode_uint(body)
+    if len(length) > 5:
+        raise ValueError("a ROMFS image of %d B" % body)
+    yield HEADER_BYTES + body
+    yield ROMFS_HEADER + encode_uint(body, 5 - len(length))
+    at = 0
+    for path, size in sizes:
+        gap, head = _data_gap(at, size)
+        parts = read(path)
+        if _length(parts) != size:
+            raise ValueError("%s changed while the image was made" % path)
+        yield _padding(gap) + encode_uint(KIND_DATA) + encode_uint(size)
+        for part in parts:
+            yield part
+        at += gap + head + size
+    yield tree
+    yield _padding(body - at - len(tree))
+
+
+# --- the clock's own install -----------------------------------------------------------
+
+
+def package_paths(top=LIB):
+    """Every file under `top`, as the image names it ("lib/goclockfw/..."), sorted."""
+    import os
+
+    out = []
+    for entry in os.ilistdir(top):
+        path = top + "/" + entry[0]
+        if entry[1] & 0x4000:  # a directory
+            out.extend(package_paths(path))
+        else:
+            out.append(path[1:])
+    out.sort()
+    return out
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def write(segment, chunks):
+    """Write the image from `chunks` (image_chunks) to `segment`, a block device of the
+    partition (rp2.Flash: ioctl 6 erases a block, writeblocks(block, buf, 0) programs it,
+    and its buffer reads it). The first block is written last, once the rest reads back
+    as it was written. Returns the image's length; ValueError when it does not fit or
+    does not read back."""
+    length = next(chunks)
+    blocks = (length + BLOCK - 1) // BLOCK
+    if blocks > segment.ioctl(4, 0):  # the partition's block count
+        raise ValueError("the image (%d B) is larger than the ROMFS partition" % length)
+    for block in range(blocks):
+        segment.ioctl(6, block)
+    buf = bytearray(BLOCK)
+    first = None
+    block = fill = 0
+    for chunk in chunks:
+        view = memoryview(chunk)
+        while len(view):
+            n = min(len(view), BLOCK - fill)
+            buf[fill : fill + n] = view[:n]
+            fill += n
+            view = view[n:]
+            if fill == BLOCK:
+                first = _put(segment, block, buf, first)
+                block += 1
+                fill = 0
+    if fill:
+        for i in range(fill, BLOCK):
+            buf[i] = 0
+        first = _put(segment, block, buf, first)
+    segment.writeblocks(0, first, 0)
+    if not _reads_back(segment, 0, first):
+        segment.ioctl(6, 0)
+        raise ValueError("the ROMFS partition's first block did not read back")
+    return length
+
+
+def _put(segment, block, buf, first):
+    if block == 0:
+        return bytes(buf)  # held back: an image without it is never mounted
+    segment.writeblocks(block, buf, 0)
+    if not _reads_back(segment, block, buf):
+        raise ValueError("block %d of the ROMFS partition did not read back" % block)
+    return first
+
+
+def _reads_back(segment, block, data):
+    """Whether the flash holds `data` at `block` (compared by hash: no 4 KB copy)."""
+    from hashlib import sha256
+
+    view = memoryview(segment)[block * BLOCK : (block + 1) * BLOCK]
+    return sha256(view).digest() == sha256(data).digest()
+
+
+def _laid_file(path):
+    return laid_out(path, _read("/" + path))
+
+
+def _laid_size(path):
+    """A file's size in the image: its own, but for a .mpy with machine code, which is
+    laid out to know it (bytecode alone is left as it is: only its header is read)."""
+    import os
+
+    if path.endswith(".mpy"):
+        with open("/" + path, "rb") as f:
+            header = f.read(4)
+        if len(header) == 4 and header[2] >> 2:
+            return _length(_laid_file(path))
+    return os.stat("/" + path)[6]
+
+
+def _segment():
+    """The ROMFS partition's block device, or None (no partition, not an RP2040)."""
+    if sys.platform != "rp2":
+        return None  # the ESP32's partitions write differently: not tried
+    try:
+        import vfs
+
+        segment = vfs.rom_ioctl(2, 0)
+    except (ImportError, AttributeError, OSError):
+        return None
+    return None if isinstance(segment, int) else segment
+
+
+def _retire(segment):
+    """Make the partition's image unmountable without erasing anything: its header's first
+    byte programmed to 0 (flash programming only clears bits, so every other byte, code
+    this package runs from included, reads as before). The next boot imports from /lib."""
+    page = bytearray(memoryview(segment)[:PAGE])
+    page[0] = 0
+    segment.writeblocks(0, page, 0)
+
+
+def start():
+    """At power-up, before the clock starts: when /lib holds a package that the partition
+    does not, move it there and soft-reset the board (this does not return). Run from
+    /lib (nothing in the partition yet, or nothing mountable), the move is made here; run
+    from the partition's older package, which cannot be erased under it, the partition
+    is retired first (_retire) and the move made at the next boot, from /lib. Returns,
+    having done nothing, in every other case (the module's docstring)."""
+    want = _read(LIB + "/" + BUILD)
+    if want is None or want == _read("/rom" + LIB + "/" + BUILD):
+        return
+    segment = _segment()
+    in_rom = __file__.startswith("/rom/")
+    if segment is None or not (in_rom or __file__.startswith("/lib/")):
+        return  # no partition; or frozen: the image's package comes first, /lib never runs
+    import machine
+
+    if in_rom:
+        _retire(segment)
+        machine.soft_reset()
+    sizes = [(path, _laid_size(path)) for path in package_paths()]
+    import vfs
+
+    try:
+        vfs.umount("/rom")
+    except OSError:
+        pass  # nothing mounted
+    try:
+        write(segment, image_chunks(sizes, _laid_file))
+    except (ValueError, OSError) as e:
+        print("goclock: the package stays in /lib:", e)
+        return
+    machine.soft_reset()
