@@ -313,9 +313,9 @@ def _read(path):
 
 def write(segment, chunks):
     """Write the image from `chunks` (image_chunks) to `segment`, a block device of the
-    partition (rp2.Flash: ioctl 6 erases a block, writeblocks(block, buf, 0) programs it,
-    and its buffer reads it). The first block is written last, once the rest reads back
-    as it was written. Returns the image's length; ValueError when it does not fit or
+    partition (rp2.Flash: ioctl 6 erases a block, writeblocks(block, buf, offset)
+    programs pages from `offset` on, and its buffer reads it). The first page, which
+    holds the image's header, is written last, once the rest reads back as written. Returns the image's length; ValueError when it does not fit or
     does not read back."""
     length = next(chunks)
     blocks = (length + BLOCK - 1) // BLOCK
@@ -341,7 +341,12 @@ def write(segment, chunks):
         for i in range(fill, BLOCK):
             buf[i] = 0
         first = _put(segment, block, buf, first)
-    segment.writeblocks(0, first, 0)
+    # The first block's pages after its first, then the first page, with the header: a
+    # flash programs a block page by page, first page first, and a cut between them would
+    # leave a header in front of missing bytes.
+    view = memoryview(first)
+    segment.writeblocks(0, view[PAGE:], PAGE)
+    segment.writeblocks(0, view[:PAGE], 0)
     if not _reads_back(segment, 0, first):
         segment.ioctl(6, 0)
         raise ValueError("the ROMFS partition's first block did not read back")

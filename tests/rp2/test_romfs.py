@@ -6,7 +6,7 @@ too (tools/rp2/patches/0013, goclock/romfs.py's layout). A plain deploy (the sam
 in /lib) is moved there by the Pico itself at its first boot (goclockfw/romfs.py)."""
 
 import pytest
-from rp2_helpers import MOVED, boot, figure, layout
+from rp2_helpers import MOVED, boot, client, emu, figure, layout
 
 from tools.rp2 import romfs
 
@@ -82,3 +82,34 @@ def test_a_plain_deploy_moves_itself_into_the_romfs_at_its_first_boot(
     assert s3.request("probe")["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
     moved = pico3.romfs_image()
     assert moved != written and b"f" * 64 in moved and moved[:3] == written[:3]
+
+
+def test_a_power_cut_before_the_header_is_written_is_moved_again_at_the_next_boot(
+    plain_image, tmp_path_factory
+):
+    """The flash as a power cut leaves it right before the move's last page program (the
+    image's header; everything else written and read back): MicroPython mounts nothing,
+    the next boot imports from /lib and moves the package again, whole."""
+    files = layout.firmware_files()
+    _, data = romfs.layout(files)
+    root = tmp_path_factory.mktemp("cut") / "fs"
+    layout.lay_out(files + layout.probe_files(), str(root))
+    pico = emu.Pico(plain_image, emu.make_fs(str(root)))
+    cut = {}
+
+    def before(command, offset):
+        if command == 0x02 and offset == romfs.ROMFS_BASE and not cut:
+            cut["flash"] = bytes(pico.mcu.flash)
+
+    pico.flash.before = before
+    client.Session(pico).wait_ready(timeout=60)
+    flash = cut["flash"]
+    partition = flash[romfs.ROMFS_BASE : romfs.ROMFS_BASE + romfs.ROMFS_BYTES]
+    assert partition[:256] == b"\xff" * 256  # no header
+    assert partition[256 : len(data)] == data[256:]  # the rest written
+    pico2 = emu.Pico(plain_image, flash[emu.FS_START : emu.FLASH_SIZE], romfs=partition)
+    s2 = client.Session(pico2)
+    s2.wait_ready(timeout=60)
+    assert s2.noise == MOVED, s2.noise
+    assert s2.request("probe")["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
+    assert pico2.romfs_image()[: len(data)] == data

@@ -126,12 +126,17 @@ class FlashCounter:
     def __init__(self, ssi):
         self.erases = self.programs = self.fs_erases = self.fs_programs = 0
         self.erased_blocks = {}  # flash offset of each erased sector -> times erased
+        # before(command, flash offset), if set, sees each erase and program before it
+        # takes effect: a test can keep the flash as a power cut right then leaves it.
+        self.before = None
         orig = ssi._apply_command
 
         def apply_command():
             buf = ssi._tx_buffer
             if buf and ssi._write_enabled and len(buf) >= 4:
                 addr = (buf[1] << 16) | (buf[2] << 8) | buf[3]
+                if self.before is not None and buf[0] in (0x02, 0x20, 0xD8):
+                    self.before(buf[0], addr)
                 in_fs = FS_START <= addr < FLASH_SIZE
                 if buf[0] in (0x20, 0xD8):
                     self.erases += 1
