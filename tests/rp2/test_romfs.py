@@ -27,6 +27,7 @@ def test_the_package_runs_from_the_romfs_and_leaves_its_bytecode_in_flash(
     plain_image, tmp_path_factory
 ):
     pico, s, p, data = booted(plain_image, tmp_path_factory.mktemp("romfs"), True)
+    figure("boot to first reply, .mpy files in ROMFS", "%.3f emulated s" % pico.now_s)
     assert p["app_file"] == "/rom/lib/goclockfw/app/session.mpy"
     assert not s.noise, s.noise  # no traceback, no REPL
     s.request(
@@ -60,6 +61,10 @@ def test_a_plain_deploy_moves_itself_into_the_romfs_at_its_first_boot(
     assert all(FLASH <= at < RAM and at % 4 == 0 for at in in_rom.values()), in_rom
     figure("heap free after boot, .mpy files in /lib, moved", "%d bytes" % p["mem_free"])
     figure("  first boot, the move included", "%.3f emulated s" % pico.now_s)
+    erases = pico.flash.erases - pico.flash.fs_erases  # outside the file system: the move's
+    programs = pico.flash.programs - pico.flash.fs_programs
+    assert erases == (len(data) + 4095) // 4096 and programs == erases * 16, (erases, programs)
+    figure("  the move's flash work", "%d sector erases, %d page programs" % (erases, programs))
     # A reboot from that flash finds the package in place: nothing is written again.
     pico2, s2 = boot(plain_image, None, None, fs=pico.fs_image(), romfs=written)
     s2.wait_ready(timeout=30)

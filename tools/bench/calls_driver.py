@@ -71,24 +71,45 @@ class BenchPlayer(desktop_board.DesktopPlayer):
         desktop_board.DesktopPlayer.stop(self)
 
 
-def main():
-    global heap_now
-    tc = json.loads(sys.argv[1])
-    if len(sys.argv) > 2 and sys.argv[2] == "gc":
-        heap_now = gc.mem_alloc
+def make_app(tc):
+    """The desktop board, its loop and session, with BenchPlayer and time control `tc`."""
     board = desktop_board.make_board()
     board.make_player = lambda rate, volume: BenchPlayer(board, volume)
     loop = Loop(board)
     app = loop.session
     app.commands.set_config(validate_config(dict(app.commands.get_config(), time_control=tc)))
     app.commands.reset(None)
+    return board, loop, app
 
-    on_clock = app.on_clock
-    echo = app.announcer.echo
 
+def time_sleeps(board):
+    """Wrap the loop's sleep: flush the records, note the sleep and count collections.
+    Returns the latest sleep (updated in place) and the collection count (a 1-list)."""
     # The loop's latest sleep: went to sleep (us), for (ms), woke (us), heap in use at its start.
     last_wait = [0, 0, 0, 0]
     gc_runs = [0]
+    wait = board.wait
+
+    def flushing_wait(ms):
+        if events:
+            flush()
+        heap = heap_now()
+        if heap < last_wait[3]:
+            gc_runs[0] += 1  # the heap shrank since the last sleep: a collection
+        last_wait[3] = heap
+        last_wait[0] = time.ticks_us()
+        last_wait[1] = ms
+        wait(ms)
+        last_wait[2] = time.ticks_us()
+
+    board.wait = flushing_wait
+    return last_wait, gc_runs
+
+
+def time_clock_events(app, last_wait):
+    """Wrap the clock's listener and the announcer's echo, each recording its time stamps."""
+    on_clock = app.on_clock
+    echo = app.announcer.echo
 
     def timed_on_clock(kind, side, tick, value):
         t = time.ticks_us()
@@ -105,31 +126,29 @@ def main():
         if echo is not None:
             echo(phrase)
 
-    wait = board.wait
-
-    def flushing_wait(ms):
-        if events:
-            flush()
-        heap = heap_now()
-        if heap < last_wait[3]:
-            gc_runs[0] += 1  # the heap shrank since the last sleep: a collection
-        last_wait[3] = heap
-        last_wait[0] = time.ticks_us()
-        last_wait[1] = ms
-        wait(ms)
-        last_wait[2] = time.ticks_us()
-
     app.on_clock = timed_on_clock  # the core calls its listener's (the session's) on_clock
     app.announcer.echo = timed_echo
-    board.wait = flushing_wait
 
-    # The board's ticks against the monotonic ms clock, read inside one millisecond.
+
+def tick_at_ms(board):
+    """The board's ticks against the monotonic ms clock, read inside one millisecond."""
     while True:
         m1 = time.ticks_ms()
         tick = board.ticks()
         m2 = time.ticks_ms()
         if m1 == m2:
-            break
+            return tick, m1
+
+
+def main():
+    global heap_now
+    tc = json.loads(sys.argv[1])
+    if len(sys.argv) > 2 and sys.argv[2] == "gc":
+        heap_now = gc.mem_alloc
+    board, loop, app = make_app(tc)
+    last_wait, gc_runs = time_sleeps(board)
+    time_clock_events(app, last_wait)
+    tick, m1 = tick_at_ms(board)
     events.append(("ready", tick, m1, app.announcer.pack))
     flush()
     loop.run()

@@ -56,77 +56,36 @@ def worst(calls, key, n=3):
     return out
 
 
-def analyse(game):
-    """Pair the driver's records: calls, their starts, cuts; lateness in us."""
-    calls = []
-    pending = []  # calls not started yet, oldest first
-    expect = None  # the call the next play() belongs to (None: a notice)
-    playing = None  # what the speaker is saying: a call, "notice" or None
-    cause = None  # the clock event being handled (a cut inside it is its doing)
-    cuts = {"call": 0, "press": 0, "other": 0}
-    cut_calls = {"call": 0, "press": 0, "other": 0}
-    plays = []
-    end = None
-    prev_call = None
-    for rec in game.events:
+class Pairing:
+    """The driver's records taken in order: each call, when it was started, what cut it."""
+
+    def __init__(self, due_us):
+        self.due_us = due_us  # a board tick -> its first microsecond on the monotonic clock
+        self.calls = []
+        self.pending = []  # calls not started yet, oldest first
+        self.expect = None  # the call the next play() belongs to (None: a notice)
+        self.playing = None  # what the speaker is saying: a call, "notice" or None
+        self.cause = None  # the clock event being handled (a cut inside it is its doing)
+        self.cuts = {"call": 0, "press": 0, "other": 0}
+        self.cut_calls = {"call": 0, "press": 0, "other": 0}
+        self.plays = []
+        self.end = None
+        self.prev_call = None
+
+    def take(self, rec):
         kind = rec[0]
         if kind == "clock":
-            what, side, tick, value, t, busy, slept, asked_ms, woke, heap_slept, heap = rec[1:12]
-            cause = what
-            if what == "call":
-                c = {
-                    "phrase": value,
-                    "side": side,
-                    "tick": tick,
-                    "due": game.due_us(tick),
-                    "seen": t,
-                    "busy": busy,
-                    "planned": slept + asked_ms * 1000,  # when the loop meant to wake
-                    "woke": woke,
-                    # The heap shrank: the garbage collector ran in between.
-                    "gc_before": heap < heap_slept,
-                    "heap": heap,
-                    "queued": prev_call is not None
-                    and prev_call["tick"] == tick
-                    and prev_call["side"] == side,
-                }
-                calls.append(c)
-                pending.append(c)
-                prev_call = c
-            elif what == "press":
-                pending = [c for c in pending if c["side"] != side]
+            self.on_clock(rec)
         elif kind == "done":
-            cause = None
+            self.cause = None
         elif kind == "say":
-            expect = None
-            for i, c in enumerate(pending):
-                if c["phrase"] == rec[1]:
-                    expect = c
-                    c["say"] = rec[2]
-                    pending = pending[i + 1 :]
-                    break
+            self.on_say(rec)
         elif kind == "play":
-            t_in, t_out, clip, ok, until, heap = rec[1:7]
-            if ok:
-                plays.append(expect)
-            if expect is not None:
-                expect["play"] = t_in
-                expect["played"] = t_out
-                expect["ok"] = ok
-                expect["gc_after"] = heap < expect["heap"]
-            playing = expect if expect is not None else "notice"
-            if expect is not None and until is not None:
-                expect["until"] = game.due_us(until)
-            expect = None
+            self.on_play(rec)
         elif kind == "cut":
-            how = cause if cause in ("call", "press") else "other"
-            cuts[how] += 1
-            if isinstance(playing, dict):
-                cut_calls[how] += 1
-                playing["cut_by"] = how
-            playing = None
+            self.on_cut()
         elif kind == "end":
-            end = {
+            self.end = {
                 "worst_late_ms": rec[1],
                 "skipped": rec[2],
                 "said": rec[3],
@@ -134,30 +93,82 @@ def analyse(game):
                 "gc_runs": rec[5],
             }
 
-    first = [c for c in calls if not c["queued"] and "play" in c]
-    queued = [c for c in calls if c["queued"]]
+    def on_clock(self, rec):
+        what, side, tick, value, t, busy, slept, asked_ms, woke, heap_slept, heap = rec[1:12]
+        self.cause = what
+        if what == "call":
+            prev_call = self.prev_call
+            c = {
+                "phrase": value,
+                "side": side,
+                "tick": tick,
+                "due": self.due_us(tick),
+                "seen": t,
+                "busy": busy,
+                "planned": slept + asked_ms * 1000,  # when the loop meant to wake
+                "woke": woke,
+                # The heap shrank: the garbage collector ran in between.
+                "gc_before": heap < heap_slept,
+                "heap": heap,
+                "queued": prev_call is not None
+                and prev_call["tick"] == tick
+                and prev_call["side"] == side,
+            }
+            self.calls.append(c)
+            self.pending.append(c)
+            self.prev_call = c
+        elif what == "press":
+            self.pending = [c for c in self.pending if c["side"] != side]
+
+    def on_say(self, rec):
+        self.expect = None
+        for i, c in enumerate(self.pending):
+            if c["phrase"] == rec[1]:
+                self.expect = c
+                c["say"] = rec[2]
+                self.pending = self.pending[i + 1 :]
+                break
+
+    def on_play(self, rec):
+        t_in, t_out, clip, ok, until, heap = rec[1:7]
+        expect = self.expect
+        if ok:
+            self.plays.append(expect)
+        if expect is not None:
+            expect["play"] = t_in
+            expect["played"] = t_out
+            expect["ok"] = ok
+            expect["gc_after"] = heap < expect["heap"]
+        self.playing = expect if expect is not None else "notice"
+        if expect is not None and until is not None:
+            expect["until"] = self.due_us(until)
+        self.expect = None
+
+    def on_cut(self):
+        how = self.cause if self.cause in ("call", "press") else "other"
+        self.cuts[how] += 1
+        if isinstance(self.playing, dict):
+            self.cut_calls[how] += 1
+            self.playing["cut_by"] = how
+        self.playing = None
+
+
+def lateness(calls, first, plays, launcher):
+    """Where each announcement's time went, and what the launcher added; in us."""
     gaps = []
     for prev, c in zip(calls, calls[1:]):
         if c["queued"] and "play" in c and "until" in prev:
             gaps.append(c["play"] - prev["until"])
     line_lag = []
     spawn_lag = []
-    for c, (_, read_at, spawned) in zip(plays, game.launcher):
+    for c, (_, read_at, spawned) in zip(plays, launcher):
         if isinstance(c, dict):
             c["line"] = read_at
         if isinstance(c, dict) and not c["queued"]:
             line_lag.append(read_at - c["due"])
             if spawned is not None:
                 spawn_lag.append(spawned - c["due"])
-    landed = [sent - due for _, _, due, how, sent in game.presses if how == "move"]
-    stray_due = set(due for _, _, due, how, _ in game.presses if how == "stray")
-    cut_by_press = len([c for c in calls if c.get("cut_by") == "press"])
-    after_stray = [c for c in first if c["due"] in stray_due]
     return {
-        "calls": len(calls),
-        "announcements": len(first),
-        "queued_phrases": len(queued),
-        "not_started": len([c for c in calls if "play" not in c]),
         "late_fired_us": summary_ms([c["seen"] - c["due"] for c in first]),
         "wake_planned_us": summary_ms([c["planned"] - c["due"] for c in first]),
         "oversleep_us": summary_ms([c["woke"] - c["planned"] for c in first]),
@@ -172,15 +183,45 @@ def analyse(game):
         "gc_in_window": len([c for c in first if c["gc_before"] or c.get("gc_after")]),
         "worst_play": worst(first, "play"),
         "worst_line": worst([c for c in plays if isinstance(c, dict) and "line" in c], "line"),
-        "cuts": cuts,
-        "calls_cut": cut_calls,
+    }
+
+
+def press_figures(calls, first, presses):
+    """The moves' presses against the calls they follow, and the stray presses' toll."""
+    landed = [sent - due for _, _, due, how, sent in presses if how == "move"]
+    stray_due = set(due for _, _, due, how, _ in presses if how == "stray")
+    cut_by_press = len([c for c in calls if c.get("cut_by") == "press"])
+    after_stray = [c for c in first if c["due"] in stray_due]
+    return {
         "presses": len(landed),
         "press_landed_us": summary_ms(landed),
         "stray_presses": len(stray_due),
         "late_play_after_stray_us": summary_ms([c["play"] - c["due"] for c in after_stray]),
         "calls_cut_by_their_press": cut_by_press,
-        "announcer": end,
     }
+
+
+def analyse(game):
+    """Pair the driver's records: calls, their starts, cuts; lateness in us."""
+    pairing = Pairing(game.due_us)
+    for rec in game.events:
+        pairing.take(rec)
+    calls = pairing.calls
+    first = [c for c in calls if not c["queued"] and "play" in c]
+    queued = [c for c in calls if c["queued"]]
+    r = {
+        "calls": len(calls),
+        "announcements": len(first),
+        "queued_phrases": len(queued),
+        "not_started": len([c for c in calls if "play" not in c]),
+    }
+    # The key order is the --json output's: lateness, cuts, presses, the announcer's own.
+    r.update(lateness(calls, first, pairing.plays, game.launcher))
+    r["cuts"] = pairing.cuts
+    r["calls_cut"] = pairing.cut_calls
+    r.update(press_figures(calls, first, game.presses))
+    r["announcer"] = pairing.end
+    return r
 
 
 def fmt(s):
@@ -195,7 +236,8 @@ def fmt(s):
     )
 
 
-def report(r):
+def report_run(r):
+    """What was run, and how many calls it made."""
     print(
         "call onset lateness, desktop board, MicroPython unix port, real time: %.0f s, %d moves,"
         " cn byo-yomi %s s + %d x %d s, view lines %s, audio command %s"
@@ -213,6 +255,10 @@ def report(r):
         "  %d calls: %d announcements, %d queued behind a same-tick phrase, %d never started"
         % (r["calls"], r["announcements"], r["queued_phrases"], r["not_started"])
     )
+
+
+def report_lateness(r):
+    """Deadline to play(), split where the time went, and the latest calls."""
     print("  deadline -> play() entered      %s" % fmt(r["late_play_us"]))
     print("    of which: core fired it      %s" % fmt(r["late_fired_us"]))
     print("      loop's wake as planned     %s" % fmt(r["wake_planned_us"]))
@@ -230,6 +276,10 @@ def report(r):
                 "; gc ran %s firing" % w[3] if w[3] else "",
             )
         )
+
+
+def report_launcher(r):
+    """What the launcher added, the queued phrases' gaps, the counts after a stray press."""
     print("  launcher: {play} line read      %s" % fmt(r["late_line_us"]))
     print("    latest: %s" % ", ".join("%s %.2f ms" % (w[0], w[1]) for w in r["worst_line"]))
     print("  launcher: audio command spawned %s" % fmt(r["late_spawn_us"]))
@@ -240,6 +290,10 @@ def report(r):
             % (r["stray_presses"], r["stray_before_ms"])
         )
         print("  deadline -> play() entered      %s" % fmt(r["late_play_after_stray_us"]))
+
+
+def report_presses(r):
+    """The moves' presses and every cut."""
     p = r["press_landed_us"]
     print(
         "  %d presses, sent %.0f..%.0f ms after the deadline of a call (median %.0f);"
@@ -262,6 +316,10 @@ def report(r):
             r["busy_at_call"],
         )
     )
+
+
+def report_announcer(r):
+    """Garbage collections, the announcer's own counts, and the aim."""
     if r["gc_probe"]:
         print(
             "  garbage collections: %s in the run, %d between the loop's sleep and play() of a call"
@@ -277,3 +335,11 @@ def report(r):
         "  aim p99 <= %d ms: %s"
         % (AIM_P99_MS, "met" if p99 is not None and p99 <= AIM_P99_MS else "NOT met")
     )
+
+
+def report(r):
+    report_run(r)
+    report_lateness(r)
+    report_launcher(r)
+    report_presses(r)
+    report_announcer(r)

@@ -45,26 +45,9 @@ def ms(v):
     return "lost" if v is None else "%g ms" % v
 
 
-def measure(chip):
-    start = time.perf_counter()
-    _, g = whole_game(chip, GAME_MOVES)
-    _, worst = whole_game(chip, GAME_MOVES, erase_max=True)
-    _, ready = game_with_spares_ready(chip, GAME_MOVES)
-    erase_err = press_during_erase(chip)
-    run_err = press_during_erase(chip, running=True)
-    held_err = press_during_erase(chip, hold_ms=500, running=True)
-    page_err = press_during_page(chip)
-    _, late = call_during_record(chip)
-    _, h = host_stops_reading(chip)
-    storm = storm_during_erase(chip)
-    replies, _, asked = requests_while_host_stopped(chip)
-    press_max = g["press_error_max_ms"]
-    errs = (erase_err, run_err, held_err, page_err)
-    if None in errs or g["presses_lost"]:
-        press_all = None
-    else:
-        press_all = max([press_max] + [abs(e) for e in errs])
-    rows = [
+def game_rows(g, worst, ready):
+    """The flash and the loop: the game, with every erase at 400 ms, with spares ready first."""
+    return [
         (
             "erased chunks ready at the start (a second after the reset)",
             "%d" % g["spares_at_start"],
@@ -80,12 +63,30 @@ def measure(chip):
         ("call onset lateness max (every erase 400 ms)", ms(worst["call_late_max_ms"])),
         ("erases while it runs (400 ms, spares ready first)", "%d" % ready["erases"]),
         ("press timestamp error max (400 ms, spares ready first)", ms(ready["press_error_max_ms"])),
+    ]
+
+
+def press_rows(g, erase_err, run_err, held_err, page_err):
+    """The press timestamp errors: the game's, each worst-moment press's, the max of all."""
+    press_max = g["press_error_max_ms"]
+    errs = (erase_err, run_err, held_err, page_err)
+    if None in errs or g["presses_lost"]:
+        press_all = None
+    else:
+        press_all = max([press_max] + [abs(e) for e in errs])
+    return [
         ("press timestamp error, game max", ms(press_max)),
         ("press timestamp error, first press during an erase", ms(erase_err)),
         ("press timestamp error, tap in an emergency erase", ms(run_err)),
         ("press timestamp error, press held through one", ms(held_err)),
         ("press timestamp error, press during a display page", ms(page_err)),
         ("press timestamp error, max of all", ms(press_all)),
+    ]
+
+
+def output_rows(g, late):
+    """The game's calls, sound, display and serial line; a call during a record write."""
+    return [
         ("calls in the game", "%d" % g["calls"]),
         (
             "call onset lateness p99 / max (game)",
@@ -99,6 +100,12 @@ def measure(chip):
         ("display step max", ms(g["redraw_max_ms"])),
         ("bytes that may block the loop (game)", "%d" % g["serial_blocking_bytes"]),
         ("serial max blocking (game)", ms(g["serial_max_block_ms"])),
+    ]
+
+
+def host_stops_rows(h, replies, asked):
+    """A host that stops reading: silent, then still sending requests."""
+    return [
         ("bytes that may block the loop (host stops)", "%d" % h["serial_blocking_bytes"]),
         ("serial max blocking (host stops)", ms(h["serial_max_block_ms"])),
         ("event lines dropped (host stops)", "%d" % h["events_dropped"]),
@@ -107,6 +114,12 @@ def measure(chip):
             "replies lost (host stops, still asking)",
             "%d of %d" % (len(asked) - len(replies), len(asked)),
         ),
+    ]
+
+
+def scheduler_rows(g, storm):
+    """The scheduler queue and the PIO FIFO: the game's, and a bounce storm's."""
+    return [
         ("scheduler queue max / dropped (game)", "%d / %d" % (g["sched_max"], g["sched_dropped"])),
         (
             "scheduler queue max / dropped (storm during erase)",
@@ -114,6 +127,29 @@ def measure(chip):
         ),
         ("PIO FIFO words lost (storm during erase)", "%d" % storm.pio_lost),
     ]
+
+
+def measure(chip):
+    """Every scenario on `chip`: its figures as (name, value) rows, and the run time in s."""
+    start = time.perf_counter()
+    _, g = whole_game(chip, GAME_MOVES)
+    _, worst = whole_game(chip, GAME_MOVES, erase_max=True)
+    _, ready = game_with_spares_ready(chip, GAME_MOVES)
+    erase_err = press_during_erase(chip)
+    run_err = press_during_erase(chip, running=True)
+    held_err = press_during_erase(chip, hold_ms=500, running=True)
+    page_err = press_during_page(chip)
+    _, late = call_during_record(chip)
+    _, h = host_stops_reading(chip)
+    storm = storm_during_erase(chip)
+    replies, _, asked = requests_while_host_stopped(chip)
+    rows = (
+        game_rows(g, worst, ready)
+        + press_rows(g, erase_err, run_err, held_err, page_err)
+        + output_rows(g, late)
+        + host_stops_rows(h, replies, asked)
+        + scheduler_rows(g, storm)
+    )
     return rows, time.perf_counter() - start
 
 

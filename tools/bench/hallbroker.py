@@ -194,12 +194,10 @@ class Broker:
         self.proc.wait(20)
 
 
-def run(n, seconds, gap):
+def timed_hall(latencies):
+    """`goclock hall`'s service, noting in `latencies` each event's press-to-hall time (us)."""
     from goclock.hall.service import HallService
 
-    folder = tempfile.mkdtemp(prefix="hallbench")
-    broker = Broker(folder)
-    latencies = []
     lock = threading.Lock()
 
     class Timed(HallService):
@@ -210,8 +208,11 @@ def run(n, seconds, gap):
                 with lock:
                     latencies.append(time.time_ns() // 1000 - sent)
 
-    svc = Timed(HALL, os.path.join(folder, "hall"), port=broker.port).start()
-    svc.wait_connected(30)
+    return Timed
+
+
+def start_clocks(port, n, seconds, gap):
+    """N clocks in worker processes, started; they press from the returned start time on."""
     names = ["table-%d" % i for i in range(1, n + 1)]
     # spawn, not fork: the hall's paho thread runs in this process, and a fork taken while
     # a thread holds a lock leaves the child waiting on it for ever.
@@ -222,19 +223,15 @@ def run(n, seconds, gap):
     # costs three (its socket and a socket pair), so at most 300 clocks a process.
     workers = max(2, -(-n // 300))
     procs = [
-        mp.Process(
-            target=worker, args=(broker.port, names[k::workers], seconds, gap, start_at, out)
-        )
+        mp.Process(target=worker, args=(port, names[k::workers], seconds, gap, start_at, out))
         for k in range(workers)
     ]
     for p in procs:
         p.start()
-    while time.time() < start_at:
-        time.sleep(0.05)
-    b0, h0 = cpu_of(broker.proc.pid), resource.getrusage(resource.RUSAGE_SELF)
-    t0 = time.time()
-    results = [out.get(timeout=seconds + 300) for _ in procs]
-    moves = sum(r["moves"] for r in results)
+    return procs, out, start_at
+
+
+def wait_for_records(svc, moves):
     # Wait (bounded) for the hall to have every record sent.
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -243,6 +240,34 @@ def run(n, seconds, gap):
         if got >= moves:
             break
         time.sleep(0.1)
+
+
+def latency_figures(latencies):
+    """Press-to-hall latency p50 / p99 / max in ms (None without any), and how many timed."""
+    s = sorted(latencies)
+    return {
+        "latency_p50_ms": round(statistics.median(s) / 1000, 1) if s else None,
+        "latency_p99_ms": round(s[min(len(s) - 1, int(len(s) * 0.99))] / 1000, 1) if s else None,
+        "latency_max_ms": round(s[-1] / 1000, 1) if s else None,
+        "events_timed": len(s),
+    }
+
+
+def run(n, seconds, gap):
+    latencies = []
+    hall_class = timed_hall(latencies)
+    folder = tempfile.mkdtemp(prefix="hallbench")
+    broker = Broker(folder)
+    svc = hall_class(HALL, os.path.join(folder, "hall"), port=broker.port).start()
+    svc.wait_connected(30)
+    procs, out, start_at = start_clocks(broker.port, n, seconds, gap)
+    while time.time() < start_at:
+        time.sleep(0.05)
+    b0, h0 = cpu_of(broker.proc.pid), resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.time()
+    results = [out.get(timeout=seconds + 300) for _ in procs]
+    moves = sum(r["moves"] for r in results)
+    wait_for_records(svc, moves)
     elapsed = time.time() - t0
     b1, h1 = cpu_of(broker.proc.pid), resource.getrusage(resource.RUSAGE_SELF)
     for p in procs:
@@ -253,24 +278,21 @@ def run(n, seconds, gap):
     svc.stop()
     broker.stop()
     shutil.rmtree(folder, ignore_errors=True)
-    s = sorted(latencies)
     hall_cpu = (h1.ru_utime + h1.ru_stime) - (h0.ru_utime + h0.ru_stime)
-    return {
-        "clocks": n,
-        "moves": moves,
-        "moves_per_s": round(moves / seconds, 1),
-        "latency_p50_ms": round(statistics.median(s) / 1000, 1) if s else None,
-        "latency_p99_ms": round(s[min(len(s) - 1, int(len(s) * 0.99))] / 1000, 1) if s else None,
-        "latency_max_ms": round(s[-1] / 1000, 1) if s else None,
-        "events_timed": len(s),
-        "messages_per_move": round(sum(r["messages"] for r in results) / max(moves, 1), 2),
-        "bytes_per_move": round(sum(r["wire"] for r in results) / max(moves, 1)),
-        "broker_cpu_pct": round(100 * (b1 - b0) / elapsed, 1),
-        "hall_cpu_pct": round(100 * hall_cpu / elapsed, 1),
-        "records_sent": moves,
-        "records_collected": collected,
-        "duplicates": duplicates,
-    }
+    figures = {"clocks": n, "moves": moves, "moves_per_s": round(moves / seconds, 1)}
+    figures.update(latency_figures(latencies))
+    figures.update(
+        {
+            "messages_per_move": round(sum(r["messages"] for r in results) / max(moves, 1), 2),
+            "bytes_per_move": round(sum(r["wire"] for r in results) / max(moves, 1)),
+            "broker_cpu_pct": round(100 * (b1 - b0) / elapsed, 1),
+            "hall_cpu_pct": round(100 * hall_cpu / elapsed, 1),
+            "records_sent": moves,
+            "records_collected": collected,
+            "duplicates": duplicates,
+        }
+    )
+    return figures
 
 
 def main(argv=None):

@@ -116,29 +116,14 @@ def _print_plan(args, plan, rom, pack, display):
 def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_romfs):
     spec, _path = firmware.board_spec(args.board)
     display = "display" in spec
-    pack = None
-    if args.voice and args.voice != "none":
-        pack = resources.voice_pack(args.voice)
-        if pack is None:
-            raise UsageError(
-                "no voice pack %r (shipped: %s; use --voice none to deploy without one)"
-                % (args.voice, ", ".join(resources.voice_packs()))
-            )
+    pack = _voice_pack(args.voice)
     if args.dry_run:
         _print_plan(args, plan, rom, pack, display)
         return 0
     port = discovery.choose_port(args.port)
     link_board.guard(port, args.force)
     if rom:
-        # Before the REPL is ours, as mip: mpremote opens the port itself.
-        ok, why = write_rom(port, rom)
-        if not ok:
-            raise GoclockError(
-                "the board's ROMFS partition was not written: %s (an image with one: "
-                "tools/rp2/README.md; without --romfs the firmware goes to %s)"
-                % (why, firmware.LIB)
-            )
-        print("ROMFS: %d B written (the package, at /rom%s)" % (os.path.getsize(rom), firmware.LIB))
+        _write_rom(port, rom, write_rom)
     installed, why = False, None
     if display and not args.no_mip:
         # Before the REPL is ours: mpremote opens the port itself.
@@ -163,12 +148,43 @@ def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_ro
                 push_voice(board, pack, bar)
     finally:
         board.restart()
+    _say_deployed(port, args, spec, len(plan), rom, pack)
+    if display:
+        _say_driver(port, args, installed, why, already)
+    return 0
+
+
+def _voice_pack(voice):
+    """The shipped pack's folder for --voice, None for "none"; UsageError when unknown."""
+    if not voice or voice == "none":
+        return None
+    pack = resources.voice_pack(voice)
+    if pack is None:
+        raise UsageError(
+            "no voice pack %r (shipped: %s; use --voice none to deploy without one)"
+            % (voice, ", ".join(resources.voice_packs()))
+        )
+    return pack
+
+
+def _write_rom(port, rom, write_rom):
+    # Before the REPL is ours, as mip: mpremote opens the port itself.
+    ok, why = write_rom(port, rom)
+    if not ok:
+        raise GoclockError(
+            "the board's ROMFS partition was not written: %s (an image with one: "
+            "tools/rp2/README.md; without --romfs the firmware goes to %s)" % (why, firmware.LIB)
+        )
+    print("ROMFS: %d B written (the package, at /rom%s)" % (os.path.getsize(rom), firmware.LIB))
+
+
+def _say_deployed(port, args, spec, files, rom, pack):
     print(
         "deployed to %s (%s): %d files%s%s; the clock restarts"
         % (
             port,
             args.board,
-            len(plan),
+            files,
             " and the package in ROMFS" if rom else "",
             ", voice " + args.voice if pack else "",
         )
@@ -178,6 +194,3 @@ def _deploy(args, open_board, install_driver, plan, rom=None, write_rom=write_ro
             "at its start the clock moves the package from %s into its ROMFS partition, if "
             "its MicroPython image has one (goclock's does), and runs it from flash" % firmware.LIB
         )
-    if display:
-        _say_driver(port, args, installed, why, already)
-    return 0
