@@ -6,7 +6,9 @@ A /main.py of its own (never deployed) imports the package's modules one at a ti
 first (a module's figure is what it adds: its own code and objects, its dependencies
 counted before it), then makes the board and the Loop as goclockfw/boot.py does (the
 session: buffers, the log's scan, the config) and stops before the loop runs. `--layout
-mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files); `romfs` the same files
+mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files left in /lib, as on a
+stock image: this main.py does not call `boot.run`, whose first step would move them into
+the ROMFS partition, goclockfw/romfs.py); `romfs` the same files
 in the plain image's ROMFS partition (`goclock deploy --romfs`: the bytecode stays in
 flash, what a .mpy still makes at import in the heap); `frozen`, in flash.
 

@@ -718,6 +718,29 @@ def report(results):
 
 
 def main(argv=None):
+    args = _parser().parse_args(argv)
+    runs = _runs(args)
+    for wanted, only in (
+        (args.heap, _only_heap),
+        (args.stack, _only_stack),
+        (args.period, _only_period),
+        (args.press, _only_press),
+        (args.time, _only_time),
+    ):
+        if wanted:
+            return only(runs, args)
+    results = []
+    for kind, image, files, label in runs:
+        print("measuring the %s ..." % label, file=sys.stderr)
+        r = measure(
+            image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr)
+        )
+        results.append(("%s, %s" % (label, os.path.basename(image)), kind, r))
+    report(results)
+    return 0
+
+
+def _parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
         "--layout",
@@ -754,7 +777,11 @@ def main(argv=None):
         metavar="MODULE:FUNC",
         help="profile a press instead: time this function (module:Class.method), repeatable",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _runs(args):
+    """[(layout, image, files, label)] of the layouts asked for."""
     layouts = ("frozen",) if args.frozen else ("mpy", "frozen")
     if args.layout == "all" and not args.frozen:
         layouts = ("mpy", "romfs", "frozen")
@@ -775,76 +802,78 @@ def main(argv=None):
             files = layout_files("mpy")
             label = ".mpy files in /lib (as goclock deploy; the Pico moves them into ROMFS)"
         runs.append((kind, image, files, label))
-    if args.heap:
-        missed = 0
-        for kind, image, files, label in runs:
-            print("measuring the heap, %s ..." % label, file=sys.stderr)
-            r = heap(image, files, chunks=args.chunks, log=lambda m: print(m, file=sys.stderr))
-            print("\n%s, %s" % (label, os.path.basename(image)))
-            if args.chunks:
-                print("  (%d log chunks on the flash)" % args.chunks)
-            f = figures_heap(r)
-            for key, what in ROWS:
-                if key in f:
-                    value, shown = f[key]
-                    limit, ok = verdict(value, target_of(key, kind))
-                    missed += ok != "met"
-                    print("  %-50s %s  [target %s: %s]" % (what, shown, limit, ok))
-            print("  %-50s %d us" % ("a full gc.collect() in a game", r["gc_us"]))
-            if r["noise"]:
-                print("  chip printed: %s" % r["noise"][:5])
-        print("\n%d target(s) missed" % missed)
-        return 0
-    if args.stack:
-        for kind, image, files, label in runs:
-            r = stack(image, files)
-            limit, ok = verdict(r["stack_max"], target_of("stack_max", kind))
-            print(
-                "%s: the C stack's deepest use: %d B  [target %s: %s]"
-                % (label, r["stack_max"], limit, ok)
-            )
-        return 0
-    if args.period:
-        for kind, image, files, label in runs:
-            pico, s = boot(image, files)
-            s.wait_ready(timeout=60)
-            wait_prepared(pico, s)
-            r = period_start(pico, s)
-            limit, ok = verdict(r["us"], target_of("period_us", kind))
-            print(
-                "%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
-                "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok)
-            )
-            print("  that step (goclock_probe.py `_what`): %s" % (r["what"],))
-        return 0
-    if args.press:
-        for kind, image, files, label in runs:
-            print(label)
-            r = presses_only(image, files, args.presses)
-            for key in ("press_us", "press_alloc", "watch_press_us", "watch_press_alloc"):
-                value, shown = figures_press(r)[key]
-                target = target_of(key, kind)
-                if target is None:
-                    print("  %-20s %s" % (key, shown))
-                    continue
-                limit, ok = verdict(value, target)
-                print("  %-20s %s  [target %s: %s]" % (key, shown, limit, ok))
-        return 0
-    if args.time:
-        _kind, image, files, _label = runs[0]
-        r = profile(image, files, args.time, args.presses)
-        for name in args.time:
-            calls, us = r.get(name, (0, 0))
-            print("  %-64s %5.1f calls %8.0f us" % (name, calls, us))
-        return 0
-    results = []
+    return runs
+
+
+def _only_heap(runs, args):
+    missed = 0
     for kind, image, files, label in runs:
-        print("measuring the %s ..." % label, file=sys.stderr)
-        r = measure(
-            image, files, args.seconds, args.presses, log=lambda m: print(m, file=sys.stderr)
+        print("measuring the heap, %s ..." % label, file=sys.stderr)
+        r = heap(image, files, chunks=args.chunks, log=lambda m: print(m, file=sys.stderr))
+        print("\n%s, %s" % (label, os.path.basename(image)))
+        if args.chunks:
+            print("  (%d log chunks on the flash)" % args.chunks)
+        f = figures_heap(r)
+        for key, what in ROWS:
+            if key in f:
+                value, shown = f[key]
+                limit, ok = verdict(value, target_of(key, kind))
+                missed += ok != "met"
+                print("  %-50s %s  [target %s: %s]" % (what, shown, limit, ok))
+        print("  %-50s %d us" % ("a full gc.collect() in a game", r["gc_us"]))
+        if r["noise"]:
+            print("  chip printed: %s" % r["noise"][:5])
+    print("\n%d target(s) missed" % missed)
+    return 0
+
+
+def _only_stack(runs, args):
+    for kind, image, files, label in runs:
+        r = stack(image, files)
+        limit, ok = verdict(r["stack_max"], target_of("stack_max", kind))
+        print(
+            "%s: the C stack's deepest use: %d B  [target %s: %s]"
+            % (label, r["stack_max"], limit, ok)
         )
-        results.append(("%s, %s" % (label, os.path.basename(image)), kind, r))
-    report(results)
+    return 0
+
+
+def _only_period(runs, args):
+    for kind, image, files, label in runs:
+        pico, s = boot(image, files)
+        s.wait_ready(timeout=60)
+        wait_prepared(pico, s)
+        r = period_start(pico, s)
+        limit, ok = verdict(r["us"], target_of("period_us", kind))
+        print(
+            "%s: (e) a period's start, the longest step: %d us (%d erases, %d programs)"
+            "  [target %s: %s]" % (label, r["us"], r["erases"], r["programs"], limit, ok)
+        )
+        print("  that step (goclock_probe.py `_what`): %s" % (r["what"],))
+    return 0
+
+
+def _only_press(runs, args):
+    for kind, image, files, label in runs:
+        print(label)
+        r = presses_only(image, files, args.presses)
+        for key in ("press_us", "press_alloc", "watch_press_us", "watch_press_alloc"):
+            value, shown = figures_press(r)[key]
+            target = target_of(key, kind)
+            if target is None:
+                print("  %-20s %s" % (key, shown))
+                continue
+            limit, ok = verdict(value, target)
+            print("  %-20s %s  [target %s: %s]" % (key, shown, limit, ok))
+    return 0
+
+
+def _only_time(runs, args):
+    _kind, image, files, _label = runs[0]
+    r = profile(image, files, args.time, args.presses)
+    for name in args.time:
+        calls, us = r.get(name, (0, 0))
+        print("  %-64s %5.1f calls %8.0f us" % (name, calls, us))
     return 0
 
 
