@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_micropython
 from goclock import firmware, romfs
-from goclockfw.romfs import _Reader
+from goclockfw.mpylayout import _Reader
 
 FIRMWARE = os.path.join(os.path.dirname(__file__), "..", "firmware")
 VIPER_MODULES = (

@@ -12,6 +12,7 @@ the boards, as one package (on a board: /lib/goclockfw, or frozen into the image
     events.py  the one event line format (the log, the serial events, the simulator)
     boot.py    picks the board, builds the loop, runs it
     romfs.py   moves a package copied to /lib into the RP2040's ROMFS partition at power-up
+    mpylayout.py  a .mpy's machine code on a word, to run in place from the ROMFS
     desktop/   desktop-only: the board on a PC (`make sim`, the tests) and the chip model
     browser/   browser-only: the board in a web page (MicroPython's WebAssembly port)
     scenario/  desktop-only: the scenario runner of `goclock simulate`

@@ -28,7 +28,7 @@ def _package_in_place():
         romfs.start()
     except Exception as e:  # a clock that can come up must come up: from /lib, then
         sys.print_exception(e)
-    modules.release(("goclockfw.romfs",))
+    modules.release(("goclockfw.romfs", "goclockfw.mpylayout"))
 
 
 def make_board():

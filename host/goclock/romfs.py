@@ -17,22 +17,21 @@ things are done here, neither changing what MicroPython reads:
 
 The partition itself starts on a flash sector (tools/rp2/build.py, ROMFS_BASE).
 
-The .mpy layout is the firmware's own (goclockfw/romfs.py), which a board uses to make
+The .mpy layout is the firmware's own (goclockfw/mpylayout.py), which a board uses to make
 the same image itself from a package copied to /lib; this writer is mpremote's, so the
 two are checked against each other (tests/test_firmware_romfs.py).
 """
 
-from goclockfw.romfs import (  # noqa: F401 (the layout, used here and by the tests)
-    HEADER_BYTES,
+from goclockfw.mpylayout import (  # noqa: F401 (the layout, used here and by the tests)
     KIND_BYTECODE,
     KIND_VIPER,
     WORD,
     NotAligned,
     align_mpy,
     encode_uint,
-    fill_gap,
     laid_out,
 )
+from goclockfw.romfs import HEADER_BYTES, fill_gap
 
 
 def image(files):
