@@ -16,7 +16,7 @@ an MQTT broker with paho-mqtt (PyPI; EPL-2.0 or EDL-1.0):
   pulled with `logs.get` from the record after the last one the broker acknowledged
   (PUBACK). That cursor is kept on disk per clock and game (`<state_dir>/<hall>+<clock>.json`),
   so a restart, a broker outage or a replug resends from there: never a gap; perhaps a
-  few records twice, which the hall drops by `rec`;
+  few records twice, which the hall drops by `rec` (logsync.py);
 - `cmd` -> the clock, through the whitelist, answered on `reply`.
 
 paho runs its network loop in a thread of its own; what it reports is posted onto the
@@ -35,18 +35,16 @@ from dataclasses import dataclass
 
 import paho.mqtt.client as mqtt
 
-from goclockfw.storage import logline
-
 from ..errors import UsageError
 from ..timecontrol import presets
 from . import hallformat as fmt
 from .hub import dumps
+from .logsync import Cursor, LogSync
 from .peers import InternalPeer
 
 log = logging.getLogger("goclock.bridge")
 
 STATE_EVERY_S = 5.0
-CHUNK = 512  # logs.get's most
 
 
 @dataclass
@@ -70,51 +68,6 @@ def parse_broker(text):
         raise UsageError("--broker takes HOST[:PORT], e.g. 192.168.1.10:1883") from None
 
 
-class Cursor:
-    """How far the broker has each game's log: {game: [rec, offset, c]}, on disk; `c` is
-    that record's checksum, which tells this clock's game from another's of the same
-    number (a clock whose flash was wiped counts its games from 1 again)."""
-
-    def __init__(self, path):
-        self.path = path
-        self.games = {}
-        try:
-            with open(path) as f:
-                data = json.load(f)
-            self.games = {
-                int(g): [int(v[0]), int(v[1]), str(v[2])] for g, v in data["games"].items()
-            }
-        except (OSError, ValueError, TypeError, AttributeError, KeyError, IndexError):
-            pass  # no cursor yet (or a damaged one): the logs are sent from their start
-
-    def get(self, game):
-        """(rec, offset, checksum) of the last record the broker has; (0, 0, None)."""
-        return tuple(self.games.get(game, (0, 0, None)))
-
-    def advance(self, game, rec, offset, c):
-        if rec <= self.games.get(game, (0, 0, None))[0]:
-            return
-        self.games[game] = [rec, offset, c]
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        tmp = self.path + ".new"
-        with open(tmp, "w") as f:
-            json.dump({"games": {str(g): v for g, v in self.games.items()}}, f)
-        os.replace(tmp, self.path)
-
-
-class GameLog:
-    """One game's log on its way to the broker: sent up to `sent`, acknowledged to `acked`."""
-
-    def __init__(self, game, acked):
-        self.game = game
-        self.acked = acked  # (rec, offset)
-        self.sent = acked
-        self.records = {}  # rec -> the record (parsed) read from the log, for event matching
-        self.unacked = {}  # rec -> end offset, published and not yet PUBACKed
-        self.ends = {}  # rec -> end offset, of the records published since the last ack
-        self.ended = False
-
-
 class HallPublisher:
     def __init__(self, hub, options):
         self.hub = hub
@@ -122,6 +75,7 @@ class HallPublisher:
         self.root = fmt.root(options.hall, options.clock)
         state_dir = options.state_dir or os.path.join(presets.home(), "bridge")
         self.cursor = Cursor(os.path.join(state_dir, "%s+%s.json" % (options.hall, options.clock)))
+        self.log = LogSync(self, hub, self.cursor)
         self.loop = hub.loop
         self.peer = InternalPeer(hub, "hall %s/%s" % (options.hall, options.clock), self._line)
         self.connected = False
@@ -131,9 +85,6 @@ class HallPublisher:
         self._last_state = None
         self._state_at = 0.0
         self._t = None  # (game time of the last event, loop time it arrived)
-        self.logs = {}
-        self._mids = {}  # mid -> (game, rec, end offset)
-        self._sync_lock = asyncio.Lock()
         self._line_state_was = None
         self._hall_acked = False  # an arbiter.ack from the hall forwarded, not yet noticed
         self.client = self._make_client()
@@ -155,7 +106,7 @@ class HallPublisher:
         c.reconnect_delay_set(min_delay=1, max_delay=10)
         c.on_connect = lambda *a: self._post(self._connected, a[3])
         c.on_disconnect = lambda *a: self._post(self._disconnected, a[3])
-        c.on_publish = lambda client, userdata, mid, rc, props: self._post(self._acked, mid)
+        c.on_publish = lambda client, userdata, mid, rc, props: self._post(self.log.acked, mid)
         c.on_message = lambda client, userdata, msg: self._post(self._cmd, msg.payload)
         return c
 
@@ -191,21 +142,18 @@ class HallPublisher:
         log.info("hall: connected to %s:%d as %s", self.o.host, self.o.port, self.root)
         self.connected = True
         self.client.subscribe(self.root + "/cmd", qos=1)
-        self._mids.clear()
-        for g in self.logs.values():  # resend what was not acknowledged
-            g.sent = g.acked
-            g.unacked.clear()
+        self.log.restart()
         self._publish_online()
         if self.status is not None:
             self._publish_state(force=True)
-        self._spawn(self._sync_logs())
+        self._spawn(self.log.sync())
 
     def _disconnected(self, reason):
         if self.connected:
             log.warning("hall: lost the broker (%s); reconnecting", reason)
         self.connected = False
 
-    def _publish(self, leaf, payload, qos=1, retain=False):
+    def publish(self, leaf, payload, qos=1, retain=False):
         if not self.connected:
             return None
         if not isinstance(payload, (bytes, bytearray)):
@@ -222,7 +170,7 @@ class HallPublisher:
                 "board": self.hub.info.get("board"),
                 "game": (self.status or {}).get("game"),
             }
-        self._publish("online", msg, qos=1, retain=True)
+        self.publish("online", msg, qos=1, retain=True)
 
     # ----- the clock ----------------------------------------------------------------------
 
@@ -245,7 +193,7 @@ class HallPublisher:
         if st.get("ok"):
             self._status(st, force=True)
         self._publish_online()
-        await self._sync_logs()
+        await self.log.sync()
 
     def _spawn(self, coro):
         task = self.loop.create_task(coro)
@@ -259,7 +207,7 @@ class HallPublisher:
         except ValueError:
             return
         if "ok" in msg and "event" not in msg:
-            self._publish("reply", text.encode("utf-8"))
+            self.publish("reply", text.encode("utf-8"))
             return
         kind = msg.get("event")
         if kind == "status":
@@ -269,12 +217,12 @@ class HallPublisher:
             return  # the bridge's own notices: `online` tells the hall
         if "t" in msg:
             self._t = (msg["t"], self.loop.time())
-        await self._sync_logs()
+        await self.log.sync()
         game = (self.status or {}).get("game")
         ev = dict(msg)
         ev["game"] = game
-        ev["rec"] = self._rec_of(game, msg)
-        self._publish("event", ev)
+        ev["rec"] = self.log.rec_of(game, msg)
+        self.publish("event", ev)
         if kind == "log" and msg.get("notice") in ("arbiter_call", "arbiter_ack"):
             self._publish_arbiter(msg)
         if kind in ("end", "game"):
@@ -294,7 +242,7 @@ class HallPublisher:
                 by = "hall"
             self._hall_acked = False
             body = {"calling": False, "by": by}
-        self._publish("arbiter", body, retain=True)
+        self.publish("arbiter", body, retain=True)
 
     async def _refresh_status(self):
         st = await self.hub.request("status")
@@ -306,7 +254,7 @@ class HallPublisher:
         self.status = {k: v for k, v in st.items() if k not in ("event", "id", "ok")}
         if self.status.get("game") != old_game:
             self._publish_online()
-            self._spawn(self._sync_logs())
+            self._spawn(self.log.sync())
         self._publish_state(force)
 
     def _publish_state(self, force=False):
@@ -326,110 +274,7 @@ class HallPublisher:
         payload = fmt.state_payload(
             self.status, self.assignment, t, int(time.time() * 1000), self.seq
         )
-        self._publish("state", payload, qos=1, retain=True)
-
-    # ----- the logs -----------------------------------------------------------------------
-
-    def _rec_of(self, game, ev):
-        g = self.logs.get(game)
-        if g is None:
-            return None
-        for rec in sorted(g.records, reverse=True):
-            r = g.records[rec]
-            if (
-                r.get("event") == ev.get("event")
-                and r.get("t") == ev.get("t")
-                and r.get("side") == ev.get("side")
-            ):
-                return rec
-        return None
-
-    async def _sync_logs(self):
-        if not self.connected or self.hub.state != "up":
-            return
-        async with self._sync_lock:
-            game = (self.status or {}).get("game")
-            games = sorted(
-                {g for g, log_ in self.logs.items() if not log_.ended}
-                | ({game} if game is not None else set())
-            )
-            for g in games:
-                await self._sync_game(g)
-
-    async def _sync_game(self, game):
-        g = self.logs.get(game)
-        if g is None:
-            rec, offset, c = self.cursor.get(game)
-            if offset and not await self._same_log(game, offset, c):
-                log.warning(
-                    "hall: game %d on the clock is not the one the cursor knows (a new flash?): "
-                    "its log is sent from the start",
-                    game,
-                )
-                rec, offset = 0, 0
-            g = self.logs[game] = GameLog(game, (rec, offset))
-        rec, offset = g.sent
-        data = b""
-        while self.connected:
-            r = await self.hub.request(
-                "logs.get", game=game, offset=offset + len(data), length=CHUNK
-            )
-            if not r.get("ok"):
-                if str(r.get("error", "")).startswith("no game"):
-                    g.ended = True  # cleared from the clock: nothing more will come
-                return
-            data += base64.b64decode(r.get("data") or "")
-            if r.get("eof") or not r.get("data"):
-                break
-        cut, used = fmt.slices(data, offset, rec)
-        for rec_no, at, body in cut:
-            try:
-                last = body[body.rfind(b"\n", 0, len(body) - 1) + 1 :]
-                g.records[rec_no] = json.loads(logline.after_marks(last))
-            except ValueError:
-                g.records[rec_no] = {}
-            end = at + len(body)
-            info = self._publish("log/%d" % game, fmt.slice_payload(rec_no, at, body))
-            if info is None:
-                return
-            g.unacked[rec_no] = end
-            g.ends[rec_no] = end
-            g.sent = (rec_no, end)
-            self._mids[info.mid] = (game, rec_no, end)
-            if g.records[rec_no].get("event") == "end":
-                g.ended = True
-
-    async def _same_log(self, game, offset, c):
-        """Does the clock's log of `game` have the record with checksum `c` end at `offset`?"""
-        start = max(0, offset - CHUNK)
-        r = await self.hub.request("logs.get", game=game, offset=start, length=offset - start)
-        if not r.get("ok"):
-            return False
-        data = base64.b64decode(r.get("data") or "")
-        if len(data) != offset - start or not data.endswith(b"\n"):
-            return False
-        try:
-            last = json.loads(logline.after_marks(data[:-1].rsplit(b"\n", 1)[-1]))
-        except ValueError:
-            return False
-        return isinstance(last, dict) and last.get("c") == c
-
-    def _acked(self, mid):
-        found = self._mids.pop(mid, None)
-        if found is None:
-            return
-        game, rec, _end = found
-        g = self.logs.get(game)
-        if g is None:
-            return
-        g.unacked.pop(rec, None)
-        # The cursor moves to the newest record with nothing unacknowledged before it.
-        upto = min(g.unacked) - 1 if g.unacked else g.sent[0]
-        if upto > g.acked[0] and upto in g.ends:
-            g.acked = (upto, g.ends[upto])
-            self.cursor.advance(game, upto, g.ends[upto], g.records.get(upto, {}).get("c"))
-            for r in [r for r in g.ends if r < upto]:
-                del g.ends[r]
+        self.publish("state", payload, qos=1, retain=True)
 
     # ----- commands from the hall -----------------------------------------------------------
 
@@ -437,7 +282,7 @@ class HallPublisher:
         req, refusal = fmt.check_cmd(payload)
         if refusal is not None:
             log.warning("hall: refused a command on %s/cmd: %s", self.root, refusal["error"])
-            self._publish("reply", refusal)
+            self.publish("reply", refusal)
             return
         self._spawn(self._forward(req))
 
@@ -445,14 +290,14 @@ class HallPublisher:
         if req["cmd"] == "arbiter.ack":
             self._hall_acked = True
         if req["cmd"] == "log.resend":
-            self._publish("reply", await self._resend(req))
+            self.publish("reply", await self._resend(req))
             return
         if req["cmd"] == "reset":
             st = await self.hub.request("status")
             refusal = fmt.reset_refusal(req, st.get("state"))
             if refusal is not None:
                 log.warning("hall: refused a reset of a paused game without confirm")
-                self._publish("reply", refusal)
+                self.publish("reply", refusal)
                 return
             req = {k: v for k, v in req.items() if k != "confirm"}
         self.hub.submit(self.peer, dumps(req).encode("utf-8"))
@@ -473,17 +318,10 @@ class HallPublisher:
         if offset:
             if base64.b64decode(r.get("data") or "") != b"\n":
                 return {"id": rid, "ok": False, "error": "offset %d is not a slice's end" % offset}
-        async with self._sync_lock:
-            g = self.logs.get(game)
-            if g is None:
-                self.logs[game] = GameLog(game, (rec, offset))
-            elif offset < g.sent[1]:
-                g.sent = (rec, offset)
-                g.ended = False
-                for r in [r for r in g.unacked if r > rec]:
-                    del g.unacked[r]
+        async with self.log.lock:
+            self.log.resend_from(game, rec, offset)
         log.info("hall: game %d's log sent again from record %d (byte %d)", game, rec + 1, offset)
-        self._spawn(self._sync_logs())
+        self._spawn(self.log.sync())
         return {"id": rid, "ok": True}
 
 
