@@ -11,6 +11,7 @@ import pytest
 from conftest import run_micropython
 from goclock import firmware, romfs
 from goclockfw import romfs as fw_romfs
+from goclockfw.inplace import BUILD
 
 BLOCK = fw_romfs.BLOCK
 
@@ -76,7 +77,7 @@ def test_the_clock_streams_the_image_the_pc_makes_with_mpremotes_writer(package)
     made = b"".join(chunks)
     assert made == romfs.image(package)
     assert length == len(made) and length % fw_romfs.WORD == 0
-    assert any(path.endswith("/" + fw_romfs.BUILD) for path, _ in package)
+    assert any(path.endswith("/" + BUILD) for path, _ in package)
 
 
 def test_the_image_reaches_the_flash_with_its_first_block_last(package):

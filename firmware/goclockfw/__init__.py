@@ -11,7 +11,8 @@ the boards, as one package (on a board: /lib/goclockfw, or frozen into the image
                code that touches hardware
     events.py  the one event line format (the log, the serial events, the simulator)
     boot.py    picks the board, builds the loop, runs it
-    romfs.py   moves a package copied to /lib into the RP2040's ROMFS partition at power-up
+    inplace.py at power-up, a package copied to /lib goes into the RP2040's ROMFS partition
+    romfs.py   the ROMFS image of the package, streamed into the partition (the move)
     mpylayout.py  a .mpy's machine code on a word, to run in place from the ROMFS
     desktop/   desktop-only: the board on a PC (`make sim`, the tests) and the chip model
     browser/   browser-only: the board in a web page (MicroPython's WebAssembly port)

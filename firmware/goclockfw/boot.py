@@ -20,15 +20,15 @@ MAIN_PY = (
 
 
 def _package_in_place():
-    """A package copied to /lib goes into the ROMFS partition first (romfs.py: the board
-    soft-resets after a move and starts again here)."""
-    from goclockfw import modules, romfs
+    """A package copied to /lib goes into the ROMFS partition first (inplace.py: the
+    board soft-resets after a move and starts again here)."""
+    from goclockfw import inplace, modules
 
     try:
-        romfs.start()
+        inplace.start()
     except Exception as e:  # a clock that can come up must come up: from /lib, then
         sys.print_exception(e)
-    modules.release(("goclockfw.romfs", "goclockfw.mpylayout"))
+    modules.release(("goclockfw.inplace", "goclockfw.romfs", "goclockfw.mpylayout"))
 
 
 def make_board():

@@ -1,11 +1,11 @@
-"""The package moved from /lib into the board's ROMFS partition, where it runs in place.
+"""The ROMFS image of the package, streamed into the board's partition (the move).
 
 A .mpy file in /lib is loaded into the heap when it is imported: its bytecode, names and
 constants, some 121 KB for the modules a running clock holds on an RP2040. From the ROMFS
 partition (MicroPython 1.25 mounts it at /rom, ahead of /lib on sys.path) the same file
 runs from flash. `goclock deploy --romfs` writes the partition from the PC. A package
 copied to /lib (a plain `goclock deploy`) is moved there by the clock itself at its next
-power-up: `start`, the first thing boot.py's `run` does.
+power-up (inplace.py decides, `move` here does it).
 
 The image is laid out as the PC lays it out (host goclock/romfs.py makes the same bytes
 with mpremote's writer; tests/test_firmware_romfs.py compares them): each file's bytes on a
@@ -15,22 +15,14 @@ compared, and the board is soft-reset to mount it. A power cut before that page 
 the header erased: MicroPython mounts nothing, the package is imported from /lib, and
 the next power-up starts again.
 
-Nothing is done when the partition already holds /lib's package (the same build.sha256,
-the deploy's hash of the package), when /lib's package has no build.sha256 (copied by
-hand), on a board without a ROMFS partition (the stock RPI_PICO image), off the RP2040, or
-when the image would not fit. Then the package runs from /lib, as before.
-
 The .mpy layout is mpylayout.py's, which the PC's writer uses too: one copy of the format.
 """
 
-import sys
-
+from goclockfw.inplace import LIB, read_file
 from goclockfw.mpylayout import WORD, encode_uint, laid_out
 
 BLOCK = 4096  # the RP2040's flash sector: erased and written a block at a time
 PAGE = 256  # the flash's page: the least it programs
-LIB = "/lib/goclockfw"
-BUILD = "build.sha256"  # in the package: the deploy's hash of its files
 
 # The ROMFS format (MicroPython's extmod/vfs_rom.c; mpremote's romfs.py writes it).
 ROMFS_HEADER = b"\xd2\xcd\x31"
@@ -141,14 +133,6 @@ def package_paths(top=LIB):
     return out
 
 
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
 def write(segment, chunks):
     """Write the image from `chunks` (image_chunks) to `segment`, a block device of the
     partition (rp2.Flash: ioctl 6 erases a block, writeblocks(block, buf, offset)
@@ -209,7 +193,7 @@ def _reads_back(segment, block, data):
 
 
 def _laid_file(path):
-    return laid_out(path, _read("/" + path))
+    return laid_out(path, read_file("/" + path))
 
 
 def _laid_size(path):
@@ -225,19 +209,6 @@ def _laid_size(path):
     return os.stat("/" + path)[6]
 
 
-def _segment():
-    """The ROMFS partition's block device, or None (no partition, not an RP2040)."""
-    if sys.platform != "rp2":
-        return None  # the ESP32's partitions write differently: not tried
-    try:
-        import vfs
-
-        segment = vfs.rom_ioctl(2, 0)
-    except (ImportError, AttributeError, OSError):
-        return None
-    return None if isinstance(segment, int) else segment
-
-
 def _retire(segment):
     """Make the partition's image unmountable without erasing anything: its header's first
     byte programmed to 0 (flash programming only clears bits, so every other byte, code
@@ -247,35 +218,15 @@ def _retire(segment):
     segment.writeblocks(0, page, 0)
 
 
-def start():
-    """At power-up, before the clock starts: when /lib holds a package that the partition
-    does not, move it there and soft-reset the board (this does not return). Run from
-    /lib (nothing in the partition yet, or nothing mountable), the move is made here; run
-    from the partition's older package, which cannot be erased under it, the partition
-    is retired first (_retire) and the move made at the next boot, from /lib. Returns,
-    having done nothing, in every other case (the module's docstring)."""
-    want = _read(LIB + "/" + BUILD)
-    if want is None or want == _read("/rom" + LIB + "/" + BUILD):
-        return
-    segment = _segment()
-    in_rom = __file__.startswith("/rom/")
-    if segment is None or not (in_rom or __file__.startswith("/lib/")):
-        return  # no partition; or frozen: the image's package comes first, /lib never runs
-    import machine
-
-    if in_rom:
-        _retire(segment)
-        machine.soft_reset()
+def move(segment):
+    """Write /lib's package into the partition (`segment`) as its image; the caller
+    soft-resets after. ValueError or OSError when it cannot (the package then runs from
+    /lib: the partition's header is erased, so nothing half written is mounted)."""
     sizes = [(path, _laid_size(path)) for path in package_paths()]
     import vfs
 
     try:
-        vfs.umount("/rom")
+        vfs.umount("/rom")  # nothing of it is in use: the package runs from /lib
     except OSError:
         pass  # nothing mounted
-    try:
-        write(segment, image_chunks(sizes, _laid_file))
-    except (ValueError, OSError) as e:
-        print("goclock: the package stays in /lib:", e)
-        return
-    machine.soft_reset()
+    write(segment, image_chunks(sizes, _laid_file))

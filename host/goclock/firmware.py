@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 from goclockfw.boot import MAIN_PY
-from goclockfw.romfs import BUILD as BUILD_HASH
+from goclockfw.inplace import BUILD as BUILD_HASH
 
 from . import resources
 from .errors import GoclockError, UsageError
@@ -120,7 +120,7 @@ def build(board, out_root):
 def _build_hash(plan, out):
     """The package's build.sha256: the hash of its files, paths and bytes. A board compares
     it with the one in its ROMFS partition to know whether /lib's package is there yet
-    (goclockfw/romfs.py); it is copied last, so a deploy cut short leaves the old one."""
+    (goclockfw/inplace.py); it is copied last, so a deploy cut short leaves the old one."""
     digest = hashlib.sha256()
     for local, remote in sorted(plan, key=lambda pair: pair[1]):
         with open(local, "rb") as f:

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parent.parent.parent
 FIGURES = []  # (what, value)
 
 # What a plain deploy's first boot prints: its package moved from /lib into the ROMFS
-# partition (goclockfw/romfs.py), the board soft-reset to mount it. Nothing else may be.
+# partition (goclockfw/inplace.py), the board soft-reset to mount it. Nothing else may be.
 MOVED = ["MPY: soft reboot"]
 
 

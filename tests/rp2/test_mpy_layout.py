@@ -1,5 +1,5 @@
 """The firmware as `goclock deploy` lays it out (.mpy files in /lib) on the emulated Pico,
-which moves the package into its ROMFS partition at the first boot (goclockfw/romfs.py).
+which moves the package into its ROMFS partition at the first boot (goclockfw/inplace.py).
 
 One Pico boots for the whole module and the tests follow one game in order, as a host
 would: info, status, config.set, a game of virtual presses with byo-yomi calls, pause and

@@ -3,7 +3,7 @@ image's ROMFS partition (tools/rp2/romfs.py, the deploy's own image), main.py an
 map on the file system. MicroPython mounts the partition at /rom and runs the package
 from there; its bytecode stays in flash, and the viper modules' machine code runs there
 too (tools/rp2/patches/0013, goclock/romfs.py's layout). A plain deploy (the same files
-in /lib) is moved there by the Pico itself at its first boot (goclockfw/romfs.py)."""
+in /lib) is moved there by the Pico itself at its first boot (goclockfw/inplace.py)."""
 
 import pytest
 from rp2_helpers import MOVED, boot, client, emu, figure, layout
@@ -50,7 +50,7 @@ def test_a_plain_deploy_moves_itself_into_the_romfs_at_its_first_boot(
     plain_image, tmp_path_factory
 ):
     """The same files copied to /lib: the Pico writes the same image into its partition
-    (goclockfw/romfs.py), soft-resets, and runs the package from there, in flash."""
+    (goclockfw/inplace.py, romfs.py), soft-resets, and runs the package from there, in flash."""
     _, data = romfs.layout(layout.firmware_files())
     pico, s, p, _ = booted(plain_image, tmp_path_factory.mktemp("mpy"), False)
     assert s.noise == MOVED, s.noise

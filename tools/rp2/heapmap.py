@@ -8,7 +8,7 @@ counted before it), then makes the board and the Loop as goclockfw/boot.py does 
 session: buffers, the log's scan, the config) and stops before the loop runs. `--layout
 mpy` has the bytecode in the heap (`goclock deploy`'s .mpy files left in /lib, as on a
 stock image: this main.py does not call `boot.run`, whose first step would move them into
-the ROMFS partition, goclockfw/romfs.py); `romfs` the same files
+the ROMFS partition, goclockfw/inplace.py); `romfs` the same files
 in the plain image's ROMFS partition (`goclock deploy --romfs`: the bytecode stays in
 flash, what a .mpy still makes at import in the heap); `frozen`, in flash.
 

@@ -29,7 +29,7 @@ full gc.collect() with the firmware's heap as it is.
 
 Each figure is printed with its target (issue 20) and whether it is met, for the .mpy
 layout (as `goclock deploy` lays it out: the files in /lib, which the Pico moves into its
-ROMFS partition at its first boot, goclockfw/romfs.py) and the frozen image, in turn
+ROMFS partition at its first boot, goclockfw/inplace.py) and the frozen image, in turn
 (`--layout` picks one; `all` adds the .mpy files in the plain image's ROMFS partition, as
 `goclock deploy --romfs` lays them out: romfs.py).
 
