@@ -22,6 +22,8 @@ MAIN_PY = (
 def _package_in_place():
     """A package copied to /lib goes into the ROMFS partition first (inplace.py: the
     board soft-resets after a move and starts again here)."""
+    if not (__file__.startswith("/lib/") or __file__.startswith("/rom/")):
+        return  # frozen (its package comes first on sys.path), or a desktop: no move
     from goclockfw import inplace, modules
 
     try:

@@ -90,9 +90,11 @@ def _records(node):
 
 def image_chunks(sizes, read):
     """The ROMFS image's bytes, in order, as chunks: `sizes` is [(path, laid-out size)]
-    sorted by path, `read(path)` a file's laid-out pieces (laid_out). The files' bytes are read one at
-    a time, when their turn comes: the image is never whole in RAM. Yields the image's
-    length first (an int)."""
+    sorted by path, `read(path)` a file's laid-out bytes as an iterable of pieces
+    (laid_out's list, or a file streamed through a buffer the next piece may reuse: each
+    is taken before the next is asked for). The files are read one at a time, when their
+    turn comes: the image is never whole in RAM. Yields the image's length first (an
+    int). ValueError when a file's bytes are not its size (it changed meanwhile)."""
     tree, top = _tree(sizes)
     body = top + len(tree)
     body += fill_gap(-(HEADER_BYTES + body) % WORD)
@@ -104,12 +106,13 @@ def image_chunks(sizes, read):
     at = 0
     for path, size in sizes:
         gap, head = _data_gap(at, size)
-        parts = read(path)
-        if _length(parts) != size:
-            raise ValueError("%s changed while the image was made" % path)
         yield _padding(gap) + encode_uint(KIND_DATA) + encode_uint(size)
-        for part in parts:
+        got = 0
+        for part in read(path):
+            got += len(part)
             yield part
+        if got != size:  # (before the header's page: nothing is mounted)
+            raise ValueError("%s changed while the image was made" % path)
         at += gap + head + size
     yield tree
     yield _padding(body - at - len(tree))
@@ -192,20 +195,41 @@ def _reads_back(segment, block, data):
     return sha256(view).digest() == sha256(data).digest()
 
 
+def _native(path):
+    """Whether a file is a .mpy with machine code (laid out anew; the rest is copied as it
+    is): only its header is read."""
+    if not path.endswith(".mpy"):
+        return False
+    with open("/" + path, "rb") as f:
+        header = f.read(4)
+    return len(header) == 4 and header[2] >> 2 != 0
+
+
 def _laid_file(path):
-    return laid_out(path, read_file("/" + path))
+    """A file's bytes as the image holds them: a .mpy with machine code read whole and
+    laid out, anything else streamed through one small buffer (a whole file needs a free
+    run of the heap that long, which a heap full of imported modules may not have)."""
+    if _native(path):
+        return laid_out(path, read_file("/" + path))
+    return _streamed("/" + path, bytearray(512))
+
+
+def _streamed(path, buf):
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                return
+            yield memoryview(buf)[:n]
 
 
 def _laid_size(path):
     """A file's size in the image: its own, but for a .mpy with machine code, which is
-    laid out to know it (bytecode alone is left as it is: only its header is read)."""
+    laid out to know it."""
     import os
 
-    if path.endswith(".mpy"):
-        with open("/" + path, "rb") as f:
-            header = f.read(4)
-        if len(header) == 4 and header[2] >> 2:
-            return _length(_laid_file(path))
+    if _native(path):
+        return _length(_laid_file(path))
     return os.stat("/" + path)[6]
 
 
@@ -222,8 +246,12 @@ def move(segment):
     """Write /lib's package into the partition (`segment`) as its image; the caller
     soft-resets after. ValueError or OSError when it cannot (the package then runs from
     /lib: the partition's header is erased, so nothing half written is mounted)."""
-    sizes = [(path, _laid_size(path)) for path in package_paths()]
+    import gc
+
     import vfs
+
+    gc.collect()  # what the boot left: a native file is read whole
+    sizes = [(path, _laid_size(path)) for path in package_paths()]
 
     try:
         vfs.umount("/rom")  # nothing of it is in use: the package runs from /lib
