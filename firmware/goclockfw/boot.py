@@ -4,8 +4,9 @@ A board's /main.py is two lines that call `run()` (MAIN_PY, written by `goclock 
 the desktop runs `micropython firmware/main.py`, the same two lines. On an RP2040, a package
 copied to /lib is first moved into the ROMFS partition, where it runs from flash
 (inplace.py decides, romfs.py moves). The board (board/base.py's interface) is picked
-by `sys.platform`; its pin map is /board.json on a real board. If the application fails to start (a bug, a broken flash), it is started again: a clock that can
-come up must come up. A KeyboardInterrupt (Ctrl-C while no game runs, as mpremote sends)
+by `sys.platform`; its pin map is /board.json on a real board. If the application fails
+to start (a bug, a broken flash), it is started again: a clock that can come up must
+come up. A KeyboardInterrupt (Ctrl-C while no game runs, as mpremote sends)
 ends it and leaves the REPL to the host.
 """
 
